@@ -1,0 +1,179 @@
+package strategies
+
+import (
+	"fmt"
+	"time"
+)
+
+// A Strategy decides what a generator does when it cannot simply issue the
+// next sequence number at the clock's current tick: either the clock reads
+// earlier than the newest timestamp already issued (a rollback, or time
+// borrowed by [Logical]), or the sequence of the current tick is used up.
+//
+// A Strategy only chooses a [Plan]; the generator carries it out. Because
+// every ID, whatever the plan, is taken from the generator's ring by
+// atomically replacing a slot with a greater value, no strategy — built in
+// or written by a user — can make a generator issue an ID twice. Strategies
+// choose availability, order and how far ID time may stray from the clock;
+// uniqueness is not theirs to break.
+//
+// Decide must be safe for concurrent use and should not block: waiting is
+// done by returning [Sleep], which the generator performs on its clock and
+// interrupts when the caller's context ends.
+type Strategy interface {
+	// Decide returns the plan for situation s.
+	Decide(s Situation) Plan
+
+	// String returns the strategy in the syntax accepted by [Parse]
+	// (for example "wait:5ms"), for configuration round trips and reports.
+	String() string
+}
+
+// Situation is what a generator knows when it asks a [Strategy] for a plan.
+// Ticks count time units of the generator's layout since its epoch.
+type Situation struct {
+	// Elapsed is the clock's reading as time since the layout's epoch. It is
+	// negative when the clock reads before the epoch.
+	Elapsed time.Duration
+
+	// Unit is the length of one tick.
+	Unit time.Duration
+
+	// Newest is the greatest tick any ID has been issued at so far, or -1
+	// when nothing has been issued.
+	Newest int64
+
+	// Last is the greatest tick the layout can represent.
+	Last int64
+
+	// Full reports that the clock is not behind Newest and the sequence of
+	// the clock's current tick is used up.
+	Full bool
+
+	// Waited is how long the current call has already slept on behalf of
+	// strategies (not counting waits for the next tick after Full).
+	Waited time.Duration
+}
+
+// Now returns the tick the clock reads (floor of Elapsed / Unit).
+func (s Situation) Now() int64 {
+	t := int64(s.Elapsed / s.Unit)
+	if s.Elapsed < 0 && s.Elapsed%s.Unit != 0 {
+		t--
+	}
+	return t
+}
+
+// IsBehind reports whether the clock reads an earlier tick than Newest.
+func (s Situation) IsBehind() bool { return s.Now() < s.Newest }
+
+// Behind returns how far the clock reads behind the start of the Newest
+// tick, or 0 when it is not behind. It can be smaller than the step that
+// caused it by up to one tick, because only the tick of the newest ID is
+// known, not the instant within it.
+func (s Situation) Behind() time.Duration {
+	if !s.IsBehind() {
+		return 0
+	}
+	return s.Until(s.Newest)
+}
+
+// Until returns the time the clock needs to reach the start of tick; it is
+// zero or negative when the clock has already reached it.
+func (s Situation) Until(tick int64) time.Duration {
+	return time.Duration(tick)*s.Unit - s.Elapsed
+}
+
+// Ticks converts d to whole ticks, rounding down.
+func (s Situation) Ticks(d time.Duration) int64 { return int64(d / s.Unit) }
+
+type planKind uint8
+
+const (
+	planPass planKind = iota
+	planIssue
+	planSleep
+	planFail
+)
+
+// A Plan is a Strategy's answer. The zero Plan is [Pass].
+type Plan struct {
+	kind        planKind
+	from, limit int64
+	sleep       time.Duration
+	err         error
+}
+
+// Pass declines: the next strategy of a [Chain] decides. When no strategy is
+// left, the generator returns a rollback error if the clock is behind, and
+// otherwise waits for the next tick.
+func Pass() Plan { return Plan{} }
+
+// Issue asks the generator to issue an ID at the earliest tick from from to
+// limit (both inclusive) that still has a free sequence number, looking at
+// most 256 ticks back from limit and never past the layout's last tick.
+// When no tick in that range has room, the next strategy decides (or, after
+// [Plan.OrSleep], the generator sleeps and asks again).
+func Issue(from, limit int64) Plan { return Plan{kind: planIssue, from: from, limit: limit} }
+
+// Sleep asks the generator to wait d on its clock and then look at the clock
+// again, starting from the first strategy. The wait ends early with the
+// context's error when the caller's context is done. d must be positive;
+// a Sleep of zero or less is treated as [Pass].
+func Sleep(d time.Duration) Plan {
+	if d <= 0 {
+		return Pass()
+	}
+	return Plan{kind: planSleep, sleep: d}
+}
+
+// Fail makes the generator return err to its caller. A nil err is treated
+// as [Pass].
+func Fail(err error) Plan {
+	if err == nil {
+		return Pass()
+	}
+	return Plan{kind: planFail, err: err}
+}
+
+// OrSleep returns a copy of an [Issue] plan that, when its range has no
+// room, sleeps d and asks again instead of passing to the next strategy.
+// On other plans, and for d <= 0, it returns p unchanged.
+func (p Plan) OrSleep(d time.Duration) Plan {
+	if p.kind == planIssue && d > 0 {
+		p.sleep = d
+	}
+	return p
+}
+
+// IsPass reports whether p declines.
+func (p Plan) IsPass() bool { return p.kind == planPass }
+
+// Range returns the tick range of an [Issue] plan; ok is false for other plans.
+func (p Plan) Range() (from, limit int64, ok bool) {
+	return p.from, p.limit, p.kind == planIssue
+}
+
+// SleepFor returns how long the plan sleeps: the wait of a [Sleep] plan, or
+// the fallback wait of an [Issue] plan made with [Plan.OrSleep]; 0 otherwise.
+func (p Plan) SleepFor() time.Duration { return p.sleep }
+
+// Err returns the error of a [Fail] plan, or nil.
+func (p Plan) Err() error { return p.err }
+
+// String describes the plan, for logs and test failures.
+func (p Plan) String() string {
+	switch p.kind {
+	case planIssue:
+		if p.sleep > 0 {
+			return fmt.Sprintf("issue[%d..%d] or sleep %v", p.from, p.limit, p.sleep)
+		}
+		return fmt.Sprintf("issue[%d..%d]", p.from, p.limit)
+	case planSleep:
+		return fmt.Sprintf("sleep %v", p.sleep)
+	case planFail:
+		return fmt.Sprintf("fail: %v", p.err)
+	default:
+		return "pass"
+	}
+}
