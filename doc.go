@@ -1,0 +1,42 @@
+// Package ringflake issues 64-bit, time-ordered, Snowflake-style IDs and
+// keeps them unique when the host's wall clock steps backwards (an NTP
+// step, a VM resume, a hand-set date).
+//
+// An ID packs a tick count, a node id and a sequence number; by default
+// ([TwitterLayout]):
+//
+//	bit  63 | 62 .............. 22 | 21 ...... 17 | 16 ...... 12 | 11 ......... 0
+//	      0 | time: milliseconds   | datacenter   | worker       | sequence
+//	        | since the epoch,     | 5 bits       | 5 bits       | 12 bits
+//	        | 41 bits              |              |              |
+//
+//	id = (ms - epoch) << 22 | datacenter << 17 | worker << 12 | sequence
+//	epoch = 2010-11-04T01:42:54.657Z
+//
+// Other layouts choose the epoch, the unit (any whole number of
+// milliseconds) and the bit widths; see [Layout], [SonyflakeLayout] and
+// [JSSafeLayout]. Composing and decomposing IDs needs no generator
+// ([Layout.Compose], [Layout.Decompose]).
+//
+// A [Generator] remembers what it issued in a ring of 256 slots indexed by
+// tick mod 256 and takes every ID from it with one compare-and-swap, so it
+// never issues an ID twice whatever its clock does. When the clock reads
+// earlier than the newest ID issued, the generator's strategy (package
+// strategies) decides what happens:
+//
+//	strategy    on a rollback of d                 stays available        unique  monotonic          ID time vs wall clock
+//	error       fails with a RollbackError (d)     no, until caught up    yes     yes                exact
+//	wait:5ms    sleeps if d ≤ 5ms, else fails      stalls ≤ 5ms           yes     yes                exact
+//	logical:1s  counts on from the newest ID       while d ≤ 1s           yes     yes                ahead by ≤ 1s
+//	ring        reuses spare sequence numbers      while spare capacity   yes     no, during rollback never past the newest
+//	ring,wait:5ms,error (default): each in turn
+//
+// Generators read time through a small [Clock] interface, so tests and CI
+// can drive them with a simulated clock (package simclock) that steps,
+// freezes, drifts and jitters deterministically, or with the clocks of
+// github.com/benbjohnson/clock.
+//
+// A Generator is safe for concurrent use by multiple goroutines. Layouts,
+// IDs and strategies are immutable values. The package has no global
+// state.
+package ringflake

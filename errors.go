@@ -1,0 +1,117 @@
+package ringflake
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ringflake/ringflake/strategies"
+)
+
+// ErrClockRollback is matched (with [errors.Is]) by the error a generator
+// returns when its clock reads earlier than the newest ID it has issued and
+// its strategy does not keep it available. Use [errors.As] with a
+// [*RollbackError] to learn how far behind the clock reads.
+// It is the same value as [strategies.ErrClockRollback].
+var ErrClockRollback = strategies.ErrClockRollback
+
+// RollbackError reports how far the clock reads behind the newest ID.
+// It matches [ErrClockRollback].
+type RollbackError = strategies.RollbackError
+
+// ErrInvalidStrategy is matched by errors about a strategy that cannot be
+// parsed or does not fit the layout. It is the same value as
+// [strategies.ErrInvalidStrategy]; details are in a [*StrategyError].
+var ErrInvalidStrategy = strategies.ErrInvalidStrategy
+
+// StrategyError reports what is wrong with a strategy. It matches
+// [ErrInvalidStrategy].
+type StrategyError = strategies.StrategyError
+
+// ErrInvalidLayout is matched by errors about a layout that cannot work:
+// bits that do not add up, a unit that is not a whole number of
+// milliseconds, a missing epoch, a lifetime too long to compute. Details are
+// in a [*LayoutError].
+var ErrInvalidLayout = errors.New("ringflake: invalid layout")
+
+// ErrNodeOutOfRange is matched by errors about a node id that does not fit
+// the layout's node bits. Details are in a [*NodeError].
+var ErrNodeOutOfRange = errors.New("ringflake: node id out of range")
+
+// ErrBeforeEpoch is returned when the clock reads earlier than the layout's
+// epoch and nothing has been issued yet, so no ID time can express it: by
+// [New] for an epoch in the clock's future, and by [Generator.Next].
+var ErrBeforeEpoch = errors.New("ringflake: clock reads before the layout's epoch")
+
+// ErrLayoutExpired is returned when the clock reads past the last instant
+// the layout can represent ([Layout.Last]): by [New], by [Layout.Compose],
+// and by [Generator.Next] once the layout has run out. IDs never wrap.
+var ErrLayoutExpired = errors.New("ringflake: clock is past the layout's last representable time")
+
+// ErrInvalidID is matched by errors about a string or number that is not an
+// ID. Details are in a [*SyntaxError].
+var ErrInvalidID = errors.New("ringflake: invalid ID")
+
+// ErrInvalidOption is matched by errors about an option given to [New],
+// such as a nil clock.
+var ErrInvalidOption = errors.New("ringflake: invalid option")
+
+// LayoutError reports which part of a layout is wrong. It matches
+// [ErrInvalidLayout].
+type LayoutError struct {
+	Field  string // the LayoutSpec field or ParseLayout key at fault
+	Reason string
+}
+
+func (e *LayoutError) Error() string {
+	return fmt.Sprintf("ringflake: invalid layout: %s: %s", e.Field, e.Reason)
+}
+
+// Is reports whether target is [ErrInvalidLayout].
+func (e *LayoutError) Is(target error) bool { return target == ErrInvalidLayout }
+
+// NodeError reports a node id outside the layout's range. It matches
+// [ErrNodeOutOfRange].
+type NodeError struct {
+	Field string // "node", "datacenter" or "worker"
+	Value int64
+	Max   int64 // the greatest valid value
+}
+
+func (e *NodeError) Error() string {
+	return fmt.Sprintf("ringflake: %s id %d out of range [0, %d]", e.Field, e.Value, e.Max)
+}
+
+// Is reports whether target is [ErrNodeOutOfRange].
+func (e *NodeError) Is(target error) bool { return target == ErrNodeOutOfRange }
+
+// SyntaxError reports why a string is not an ID. It matches [ErrInvalidID].
+type SyntaxError struct {
+	Input  string
+	Offset int // byte offset of the problem in Input, or -1
+	Reason string
+}
+
+func (e *SyntaxError) Error() string {
+	if e.Offset >= 0 {
+		return fmt.Sprintf("ringflake: invalid ID %q: %s at offset %d", e.Input, e.Reason, e.Offset)
+	}
+	return fmt.Sprintf("ringflake: invalid ID %q: %s", e.Input, e.Reason)
+}
+
+// Is reports whether target is [ErrInvalidID].
+func (e *SyntaxError) Is(target error) bool { return target == ErrInvalidID }
+
+// timeError wraps ErrBeforeEpoch or ErrLayoutExpired with the instant at
+// fault.
+type timeError struct {
+	err  error
+	at   time.Time
+	edge time.Time
+}
+
+func (e *timeError) Error() string {
+	return fmt.Sprintf("%v: %s (limit %s)", e.err, e.at.UTC().Format(time.RFC3339Nano), e.edge.UTC().Format(time.RFC3339Nano))
+}
+
+func (e *timeError) Unwrap() error { return e.err }

@@ -1,0 +1,236 @@
+package ringflake
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/ringflake/ringflake/strategies"
+)
+
+// A Generator issues IDs for one node. It is safe for concurrent use by
+// multiple goroutines; calls never allocate on the way to an ID.
+//
+// Every ID comes from the generator's ring (256 slots, one per tick
+// residue) through an atomic compare-and-swap that only moves a slot
+// forward, so a generator never issues the same ID twice, whatever its
+// clock does. Within that guarantee its strategy decides what happens when
+// the clock reads earlier than the newest ID issued: see package
+// strategies.
+//
+// When no rollback is under way, IDs increase: an ID returned before
+// another call starts is smaller than that call's ID. When a tick's
+// sequence is used up, the call waits on the clock for the next tick (the
+// logical strategy borrows the next tick instead); it never spins.
+//
+// With a [MonotonicClock] (the default system clock is one), the
+// generator reads the cheap monotonic clock on every call and the wall
+// clock once per tick: a step of the wall clock is seen at the latest by
+// the first call one tick of monotonic time after it, and until then IDs
+// carry the time the wall clock read before the step.
+type Generator struct {
+	ring      ring
+	newest    atomic.Int64 // greatest tick issued, -1 before the first ID
+	src       timeSource
+	nodePart  int64 // node << seqBits
+	timeShift uint8
+	last      int64 // the layout's last tick
+	steps     []strategies.Strategy
+	strategy  strategies.Strategy
+	layout    Layout
+	node      int64
+}
+
+// New returns a generator issuing IDs for node, a number in
+// [0, layout.MaxNode()] that no other generator sharing the layout uses at
+// the same time (see [Layout.NodeID] for split datacenter/worker layouts).
+//
+// Defaults: [TwitterLayout], [strategies.Default] and the system clock.
+// Errors:
+//   - [ErrInvalidOption]: a nil clock.
+//   - [ErrInvalidLayout]: the zero Layout.
+//   - [ErrNodeOutOfRange]: node does not fit the layout.
+//   - [ErrInvalidStrategy]: the strategy does not fit the layout.
+//   - [ErrBeforeEpoch]: the clock reads before the layout's epoch.
+//   - [ErrLayoutExpired]: the clock reads past the layout's last tick.
+func New(node int64, opts ...Option) (*Generator, error) {
+	cfg := config{layout: TwitterLayout(), strategy: strategies.Default()}
+	for _, o := range opts {
+		if o == nil {
+			invalidOption(&cfg, "nil Option")
+			continue
+		}
+		o.apply(&cfg)
+	}
+	if cfg.err != nil {
+		return nil, cfg.err
+	}
+	l := cfg.layout
+	if l.IsZero() {
+		return nil, &LayoutError{Field: "Layout", Reason: "zero value; use a preset, NewLayout or ParseLayout"}
+	}
+	if err := l.checkNode(node); err != nil {
+		return nil, err
+	}
+	if err := strategies.Validate(cfg.strategy, l.unit); err != nil {
+		return nil, err
+	}
+	if cfg.clock == nil {
+		cfg.clock = systemClock{start: time.Now()}
+	}
+	now := cfg.clock.Now()
+	switch tick := l.Tick(now); {
+	case tick < 0:
+		return nil, &timeError{err: ErrBeforeEpoch, at: now, edge: l.epoch}
+	case tick > l.MaxTick():
+		return nil, &timeError{err: ErrLayoutExpired, at: now, edge: l.Last()}
+	}
+	g := &Generator{
+		nodePart:  node << l.seqBits,
+		timeShift: l.dcBits + l.workBits + l.seqBits,
+		last:      l.MaxTick(),
+		steps:     strategies.Flatten(cfg.strategy),
+		strategy:  cfg.strategy,
+		layout:    l,
+		node:      node,
+	}
+	g.ring.seqBits, g.ring.maxSeq = l.seqBits, uint64(l.MaxSequence())
+	g.newest.Store(-1)
+	g.src.init(cfg.clock, l.epoch, l.unit)
+	return g, nil
+}
+
+// Layout returns the generator's layout.
+func (g *Generator) Layout() Layout { return g.layout }
+
+// Node returns the generator's node id.
+func (g *Generator) Node() int64 { return g.node }
+
+// Strategy returns the generator's strategy.
+func (g *Generator) Strategy() strategies.Strategy { return g.strategy }
+
+// Next returns a new ID. It is NextContext with [context.Background]: a
+// wait the strategy asks for cannot be interrupted.
+func (g *Generator) Next() (ID, error) { return g.NextContext(context.Background()) }
+
+// NextContext returns a new ID, or an error:
+//   - one matching [ErrClockRollback] (a [*RollbackError] telling how far
+//     behind) when the clock reads behind the newest ID and the strategy
+//     does not keep the generator available;
+//   - any error a strategy's plan returns;
+//   - [ErrLayoutExpired] once the clock reads past the layout's last tick;
+//   - [ErrBeforeEpoch] when the clock reads before the epoch and no ID was
+//     issued yet;
+//   - ctx.Err() when ctx ends while the call waits.
+func (g *Generator) NextContext(ctx context.Context) (ID, error) {
+	e := g.src.read()
+	now := floorDiv(e, g.src.unit)
+	newest := g.newest.Load()
+	if now >= newest && now <= g.last {
+		if v, ok := g.ring.take(now, now); ok {
+			if now > newest {
+				g.raise(now)
+			}
+			return g.id(v), nil
+		}
+	}
+	return g.slow(ctx, e, now, newest)
+}
+
+// slow handles everything but a free sequence number at the clock's tick:
+// a rollback, a used-up tick, an expired layout.
+func (g *Generator) slow(ctx context.Context, e, now, newest int64) (ID, error) {
+	var waited time.Duration
+	exact := g.src.mono == nil // whether e is a fresh wall reading, not an estimate
+	for {
+		switch {
+		case now > g.last:
+			return 0, &timeError{err: ErrLayoutExpired, at: g.src.epoch.Add(time.Duration(e)), edge: g.layout.Last()}
+		case now < 0 && newest < 0:
+			return 0, &timeError{err: ErrBeforeEpoch, at: g.src.epoch.Add(time.Duration(e)), edge: g.src.epoch}
+		}
+		s := strategies.Situation{Elapsed: time.Duration(e), Unit: g.layout.unit,
+			Newest: newest, Last: g.last, Waited: waited}
+		if now >= newest {
+			if v, ok := g.ring.take(now, now); ok {
+				g.raise(now)
+				return g.id(v), nil
+			}
+			s.Full = true
+		}
+		var (
+			sleep time.Duration
+			err   error
+		)
+		for _, step := range g.steps {
+			p := step.Decide(s)
+			if from, limit, ok := p.Range(); ok {
+				if v, ok := g.ring.take(from, min(limit, g.last)); ok {
+					g.raise(g.ring.tick(v))
+					return g.id(v), nil
+				}
+			}
+			if err, sleep = p.Err(), p.SleepFor(); err != nil || sleep > 0 {
+				break
+			}
+		}
+		asked := sleep > 0 // a strategy's sleep, which counts towards Waited
+		if err == nil && sleep == 0 {
+			if s.IsBehind() {
+				err = &RollbackError{Behind: s.Behind()}
+			} else {
+				sleep = s.Until(now + 1) // the tick is used up: wait for the next
+			}
+		}
+		if err != nil {
+			return 0, err
+		}
+		if !exact {
+			// Never sleep on an estimate: a wall-clock step the estimate
+			// has not seen yet would make the wait too long or too short.
+			// Read the wall clock and decide again.
+			exact = true
+			e = g.src.resync()
+			now = floorDiv(e, g.src.unit)
+			newest = g.newest.Load()
+			continue
+		}
+		if asked {
+			waited += sleep
+		}
+		if err := g.sleep(ctx, sleep); err != nil {
+			return 0, err
+		}
+		e = g.src.read()
+		now = floorDiv(e, g.src.unit)
+		newest = g.newest.Load()
+	}
+}
+
+// sleep waits d on the generator's clock, or until ctx is done.
+func (g *Generator) sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-g.src.clock.After(d):
+		return nil
+	}
+}
+
+// raise makes tick the newest tick issued unless a later one is.
+func (g *Generator) raise(tick int64) {
+	for {
+		n := g.newest.Load()
+		if tick <= n || g.newest.CompareAndSwap(n, tick) {
+			return
+		}
+	}
+}
+
+// id composes the ID of a packed ring value.
+func (g *Generator) id(v uint64) ID {
+	return ID(g.ring.tick(v)<<g.timeShift | g.nodePart | int64(v&g.ring.maxSeq))
+}

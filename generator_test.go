@@ -1,0 +1,243 @@
+package ringflake_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/simclock"
+	"github.com/ringflake/ringflake/strategies"
+)
+
+func TestNewRejects(t *testing.T) {
+	l := ringflake.TwitterLayout()
+	sim := func(at time.Time) ringflake.Option { return ringflake.WithClock(simclock.New(at)) }
+	for _, tc := range []struct {
+		name string
+		node int64
+		opts []ringflake.Option
+		want error
+	}{
+		{"node too large", 1024, nil, ringflake.ErrNodeOutOfRange},
+		{"negative node", -1, nil, ringflake.ErrNodeOutOfRange},
+		{"nil clock", 0, []ringflake.Option{ringflake.WithClock(nil)}, ringflake.ErrInvalidOption},
+		{"nil option", 0, []ringflake.Option{nil}, ringflake.ErrInvalidOption},
+		{"zero layout", 0, []ringflake.Option{ringflake.WithLayout(ringflake.Layout{})}, ringflake.ErrInvalidLayout},
+		{"nil strategy", 0, []ringflake.Option{ringflake.WithStrategy(nil)}, ringflake.ErrInvalidStrategy},
+		{"lead shorter than a tick", 0, []ringflake.Option{ringflake.WithLayout(ringflake.SonyflakeLayout()),
+			ringflake.WithStrategy(strategies.Logical(time.Millisecond))}, ringflake.ErrInvalidStrategy},
+		{"epoch after the clock", 0, []ringflake.Option{sim(l.Epoch().Add(-time.Second))}, ringflake.ErrBeforeEpoch},
+		{"clock past the layout's lifetime", 0, []ringflake.Option{sim(l.Last().Add(time.Hour))}, ringflake.ErrLayoutExpired},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := ringflake.New(tc.node, tc.opts...)
+			require.ErrorIs(t, err, tc.want)
+			assert.Nil(t, g)
+		})
+	}
+
+	_, err := ringflake.New(2000)
+	var ne *ringflake.NodeError
+	require.ErrorAs(t, err, &ne)
+	assert.Equal(t, int64(1023), ne.Max)
+}
+
+func TestNextComposesFromClock(t *testing.T) {
+	clk := simclock.New(start)
+	l := ringflake.TwitterLayout()
+	node, err := l.NodeID(2, 9)
+	require.NoError(t, err)
+	g, err := ringflake.New(node, ringflake.WithClock(clk))
+	require.NoError(t, err)
+	assert.Equal(t, node, g.Node())
+	assert.Equal(t, l, g.Layout())
+	assert.Equal(t, "ring,wait:5ms,error", g.Strategy().String())
+
+	for seq := int64(0); seq < 3; seq++ {
+		id, err := g.Next()
+		require.NoError(t, err)
+		p, err := l.Decompose(id)
+		require.NoError(t, err)
+		assert.Equal(t, ringflake.Parts{Time: start, Tick: l.Tick(start), Node: node, Datacenter: 2, Worker: 9, Sequence: seq}, p)
+	}
+	clk.Add(1500 * time.Microsecond)
+	id, err := g.Next()
+	require.NoError(t, err)
+	assert.Equal(t, start.Add(time.Millisecond), id.Time(l))
+	assert.Equal(t, int64(0), id.Sequence(l))
+}
+
+// A used-up tick waits on the clock for the next one; the simulated clock
+// makes the wait instant and exact.
+func TestSequenceOverflowWaitsForNextTick(t *testing.T) {
+	clk := simclock.New(start.Add(300 * time.Microsecond))
+	l := ringflake.SonyflakeLayout() // 256 IDs per 10 ms
+	g, err := ringflake.New(1, ringflake.WithClock(clk), ringflake.WithLayout(l), ringflake.WithStrategy(strategies.Error()))
+	require.NoError(t, err)
+	var prev ringflake.ID
+	for i := range 256*3 + 1 {
+		id, err := g.Next()
+		require.NoError(t, err)
+		assert.Greater(t, id, prev)
+		prev = id
+		assert.Equal(t, int64(i/256), l.Tick(id.Time(l))-l.Tick(start), "ID %d", i)
+	}
+	// Three waits, each to the start of the next 10 ms tick.
+	assert.Equal(t, 30*time.Millisecond-300*time.Microsecond, clk.Monotonic())
+}
+
+func TestLogicalBorrowsInsteadOfWaiting(t *testing.T) {
+	clk := simclock.New(start)
+	l := ringflake.SonyflakeLayout()
+	g, err := ringflake.New(1, ringflake.WithClock(clk), ringflake.WithLayout(l),
+		ringflake.WithStrategy(strategies.Logical(50*time.Millisecond)))
+	require.NoError(t, err)
+
+	// 5 ticks of the lead fit 6 ticks' worth of IDs without waiting...
+	for i := range 256 * 6 {
+		id, err := g.Next()
+		require.NoError(t, err)
+		assert.Equal(t, int64(i/256), l.Tick(id.Time(l))-l.Tick(start))
+	}
+	assert.Zero(t, clk.Monotonic())
+	// ...then the lead is used up: the next ID waits one tick.
+	id, err := g.Next()
+	require.NoError(t, err)
+	assert.Equal(t, 10*time.Millisecond, clk.Monotonic())
+	assert.Equal(t, int64(6), l.Tick(id.Time(l))-l.Tick(start))
+}
+
+func TestLayoutExpiresWithoutWrapping(t *testing.T) {
+	l, err := ringflake.NewLayout(ringflake.LayoutSpec{Epoch: start, Unit: time.Millisecond,
+		TimeBits: 4, WorkerBits: 1, SequenceBits: 58})
+	require.NoError(t, err)
+	clk := simclock.New(l.Last())
+	for _, s := range []string{"error", "logical:1s", "ring,wait:5ms,error"} {
+		st, err := strategies.Parse(s)
+		require.NoError(t, err)
+		g, err := ringflake.New(0, ringflake.WithClock(clk), ringflake.WithLayout(l), ringflake.WithStrategy(st))
+		require.NoError(t, err)
+		id, err := g.Next()
+		require.NoError(t, err)
+		assert.Equal(t, l.MaxTick(), l.Tick(id.Time(l)))
+	}
+	clk.Add(time.Millisecond)
+	g, err := ringflake.New(0, ringflake.WithClock(simclock.New(l.Last())), ringflake.WithLayout(l))
+	require.NoError(t, err)
+	_, err = g.Next()
+	require.NoError(t, err)
+	_, err = ringflake.New(0, ringflake.WithClock(clk), ringflake.WithLayout(l))
+	require.ErrorIs(t, err, ringflake.ErrLayoutExpired)
+
+	// A running generator stops at the end of the layout.
+	clk2 := simclock.New(l.Last())
+	g, err = ringflake.New(0, ringflake.WithClock(clk2), ringflake.WithLayout(l), ringflake.WithStrategy(strategies.Logical(time.Second)))
+	require.NoError(t, err)
+	clk2.Add(time.Millisecond)
+	_, err = g.Next()
+	require.ErrorIs(t, err, ringflake.ErrLayoutExpired)
+}
+
+func TestBeforeEpochAtRuntime(t *testing.T) {
+	clk := simclock.New(start)
+	g, err := ringflake.New(0, ringflake.WithClock(clk))
+	require.NoError(t, err)
+	clk.Set(ringflake.TwitterLayout().Epoch().Add(-time.Minute))
+	_, err = g.Next()
+	require.ErrorIs(t, err, ringflake.ErrBeforeEpoch)
+}
+
+// The clocks of github.com/benbjohnson/clock drive a generator too.
+func TestBenbjohnsonClocks(t *testing.T) {
+	mock := clock.NewMock()
+	mock.Set(start)
+	g, err := ringflake.New(5, ringflake.WithClock(mock), ringflake.WithStrategy(strategies.Error()))
+	require.NoError(t, err)
+	id, err := g.Next()
+	require.NoError(t, err)
+	l := g.Layout()
+	assert.Equal(t, start, id.Time(l))
+	assert.Equal(t, int64(5), id.Node(l))
+
+	mock.Add(-2 * time.Millisecond) // *clock.Mock moves back too
+	_, err = g.Next()
+	var re *ringflake.RollbackError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, 2*time.Millisecond, re.Behind)
+
+	real, err := ringflake.New(5, ringflake.WithClock(clock.New()))
+	require.NoError(t, err)
+	a, err := real.Next()
+	require.NoError(t, err)
+	b, err := real.Next()
+	require.NoError(t, err)
+	assert.Greater(t, b, a)
+}
+
+func TestDefaultClockIssuesIncreasingIDs(t *testing.T) {
+	g, err := ringflake.New(1)
+	require.NoError(t, err)
+	prev, err := g.Next()
+	require.NoError(t, err)
+	for range 10000 {
+		id, err := g.Next()
+		require.NoError(t, err)
+		require.Greater(t, id, prev)
+		prev = id
+	}
+	assert.WithinDuration(t, time.Now(), prev.Time(g.Layout()), time.Minute, "IDs carry the wall clock's time")
+}
+
+// Every strategy issues IDs without allocating, on the normal path, on a
+// used-up tick and during a rollback.
+func TestNextDoesNotAllocate(t *testing.T) {
+	for _, sc := range strategyCases {
+		t.Run(sc.name, func(t *testing.T) {
+			s, err := strategies.Parse(sc.name)
+			require.NoError(t, err)
+			clk := simclock.New(start)
+			g, err := ringflake.New(1, ringflake.WithClock(clk), ringflake.WithStrategy(s))
+			require.NoError(t, err)
+			normal := testing.AllocsPerRun(5000, func() { _, _ = g.Next() })
+			assert.Zero(t, normal, "normal path")
+
+			clk.Add(10 * time.Millisecond)
+			_, err = g.Next()
+			require.NoError(t, err)
+			clk.Step(-3 * time.Millisecond)
+			clk.Add(time.Millisecond) // the generator sees the step at the next tick
+			rollback := testing.AllocsPerRun(2000, func() {
+				if _, err := g.Next(); err != nil && !errors.Is(err, ringflake.ErrClockRollback) {
+					t.Fatal(err)
+				}
+			})
+			if sc.name == "error" {
+				assert.Equal(t, 1.0, rollback, "failing calls allocate their *RollbackError, nothing else")
+				return
+			}
+			assert.Zero(t, rollback, "rollback path")
+		})
+	}
+}
+
+func TestNextContextCancelledWhileWaitingForTick(t *testing.T) {
+	mock := clock.NewMock()
+	mock.Set(start)
+	l := ringflake.SonyflakeLayout()
+	g, err := ringflake.New(0, ringflake.WithClock(mock), ringflake.WithLayout(l))
+	require.NoError(t, err)
+	for range 256 {
+		_, err := g.Next()
+		require.NoError(t, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = g.NextContext(ctx) // the tick is used up and the mock never moves
+	require.ErrorIs(t, err, context.Canceled)
+}

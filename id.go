@@ -1,0 +1,100 @@
+package ringflake
+
+import (
+	"bytes"
+	"strconv"
+	"time"
+)
+
+// An ID is a 64-bit, time-ordered identifier. Its bits mean something only
+// under a [Layout]; valid IDs are never negative. The zero ID is valid as a
+// value but no generator issues it unless its clock reads the epoch's very
+// first tick.
+//
+// ID is a plain value: compare it with ==, sort it as an integer, use it as
+// a map key. As text (String, MarshalText, JSON) it is the decimal number;
+// in JSON it is a string, because JavaScript numbers lose integers above
+// 2^53, and a JSON number is accepted too.
+type ID int64
+
+// String returns the decimal form of id.
+func (id ID) String() string { return strconv.FormatInt(int64(id), 10) }
+
+// Int64 returns id as an int64.
+func (id ID) Int64() int64 { return int64(id) }
+
+// Time returns the start of id's tick under layout l.
+func (id ID) Time(l Layout) time.Time { return l.TickTime(id.tick(l)) }
+
+// Node returns id's node under layout l (datacenter and worker together).
+func (id ID) Node(l Layout) int64 {
+	return int64(id) >> l.seqBits & mask(l.dcBits+l.workBits)
+}
+
+// Sequence returns id's sequence number under layout l.
+func (id ID) Sequence(l Layout) int64 { return int64(id) & mask(l.seqBits) }
+
+func (id ID) tick(l Layout) int64 {
+	return int64(id) >> (l.dcBits + l.workBits + l.seqBits) & mask(l.timeBits)
+}
+
+// Parse reads the decimal form of an ID: one or more ASCII digits, nothing
+// else (no sign, no spaces), at most 2^63-1. Errors match [ErrInvalidID]
+// and say where the input went wrong.
+func Parse(s string) (ID, error) {
+	if s == "" {
+		return 0, &SyntaxError{Input: s, Offset: -1, Reason: "empty"}
+	}
+	var n uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, &SyntaxError{Input: s, Offset: i, Reason: "not a decimal digit " + strconv.QuoteRune(rune(c))}
+		}
+		d := uint64(c - '0')
+		if n > (1<<63-1-d)/10 {
+			return 0, &SyntaxError{Input: s, Offset: i, Reason: "larger than 2^63-1"}
+		}
+		n = n*10 + d
+	}
+	return ID(n), nil
+}
+
+// AppendText appends the decimal form of id to b. It allocates only when b
+// has no room.
+func (id ID) AppendText(b []byte) ([]byte, error) { return strconv.AppendInt(b, int64(id), 10), nil }
+
+// MarshalText returns the decimal form of id.
+func (id ID) MarshalText() ([]byte, error) { return id.AppendText(nil) }
+
+// UnmarshalText reads the decimal form of an ID, as [Parse] does.
+func (id *ID) UnmarshalText(b []byte) error {
+	v, err := Parse(string(b))
+	if err != nil {
+		return err
+	}
+	*id = v
+	return nil
+}
+
+// MarshalJSON returns id as a JSON string of its decimal form.
+func (id ID) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 22)
+	b = append(b, '"')
+	b = strconv.AppendInt(b, int64(id), 10)
+	return append(b, '"'), nil
+}
+
+// UnmarshalJSON accepts a JSON string holding the decimal form of an ID, or
+// a JSON number without fraction or exponent. JSON null leaves id as it is.
+func (id *ID) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
+		b = b[1 : len(b)-1]
+	} else if bytes.IndexByte(b, '"') >= 0 {
+		return &SyntaxError{Input: string(b), Offset: -1, Reason: "unterminated JSON string"}
+	}
+	return id.UnmarshalText(b)
+}

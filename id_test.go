@@ -1,0 +1,101 @@
+package ringflake_test
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ringflake/ringflake"
+)
+
+func TestParseID(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want ringflake.ID
+	}{
+		{"0", 0},
+		{"42", 42},
+		{"1541815603606036480", 1541815603606036480},
+		{"9223372036854775807", math.MaxInt64},
+		{"007", 7},
+	} {
+		got, err := ringflake.Parse(tc.in)
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, got, tc.in)
+	}
+}
+
+func TestParseIDRejects(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		offset   int
+	}{
+		{"empty", "", -1},
+		{"sign", "-1", 0},
+		{"plus", "+1", 0},
+		{"space", " 1", 0},
+		{"trailing space", "1 ", 1},
+		{"letter", "12a4", 2},
+		{"hex", "0x10", 1},
+		{"too large by one", "9223372036854775808", 18},
+		{"far too large", "99999999999999999999999", 18},
+		{"non-ASCII digit", "١٢", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ringflake.Parse(tc.in)
+			require.ErrorIs(t, err, ringflake.ErrInvalidID)
+			var se *ringflake.SyntaxError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, tc.offset, se.Offset)
+			assert.Equal(t, tc.in, se.Input)
+		})
+	}
+}
+
+func TestIDText(t *testing.T) {
+	id := ringflake.ID(1541815603606036480)
+	assert.Equal(t, "1541815603606036480", id.String())
+
+	b, err := id.MarshalText()
+	require.NoError(t, err)
+	var back ringflake.ID
+	require.NoError(t, back.UnmarshalText(b))
+	assert.Equal(t, id, back)
+
+	buf := make([]byte, 0, 32)
+	allocs := testing.AllocsPerRun(100, func() { buf, _ = id.AppendText(buf[:0]) })
+	assert.Zero(t, allocs)
+	assert.Equal(t, "1541815603606036480", string(buf))
+
+	require.ErrorIs(t, back.UnmarshalText([]byte("x")), ringflake.ErrInvalidID)
+}
+
+func TestIDJSON(t *testing.T) {
+	type doc struct {
+		ID  ringflake.ID            `json:"id"`
+		Map map[ringflake.ID]string `json:"map"`
+	}
+	in := doc{ID: math.MaxInt64, Map: map[ringflake.ID]string{7: "seven"}}
+	b, err := json.Marshal(in)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"id":"9223372036854775807","map":{"7":"seven"}}`, string(b))
+
+	var out doc
+	require.NoError(t, json.Unmarshal(b, &out))
+	assert.Equal(t, in, out)
+
+	// A JSON number is accepted too, and null leaves the value alone.
+	var n struct{ ID ringflake.ID }
+	require.NoError(t, json.Unmarshal([]byte(`{"ID":1541815603606036480}`), &n))
+	assert.Equal(t, ringflake.ID(1541815603606036480), n.ID)
+	require.NoError(t, json.Unmarshal([]byte(`{"ID":null}`), &n))
+	assert.Equal(t, ringflake.ID(1541815603606036480), n.ID)
+
+	for _, bad := range []string{`{"ID":"12x"}`, `{"ID":1.5}`, `{"ID":-3}`, `{"ID":"9223372036854775808"}`, `{"ID":""}`, `{"ID":true}`} {
+		err := json.Unmarshal([]byte(bad), &n)
+		require.ErrorIs(t, err, ringflake.ErrInvalidID, bad)
+	}
+}

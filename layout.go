@@ -1,0 +1,425 @@
+package ringflake
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A Layout says how an ID's bits are used:
+//
+//	bit 63    62 ........ S+N   S+N-1 ...... S   S-1 ...... 0
+//	  0     | time (T bits)   | node (N bits)  | sequence (S bits)
+//
+// where time counts units since the layout's epoch and the node may be
+// split into a datacenter (high bits) and a worker (low bits). T+N+S is the
+// layout's width: 63 normally, less for layouts whose IDs must stay small
+// ([JSSafeLayout]); the bits above the width are always zero, so IDs are
+// never negative.
+//
+// A Layout is an immutable value, safe to copy and to share between
+// goroutines. Get one from a preset ([TwitterLayout], [SonyflakeLayout],
+// [JSSafeLayout]), [NewLayout] or [ParseLayout]. The zero Layout is not
+// valid: [New] rejects it and its methods return zero values.
+type Layout struct {
+	epoch     time.Time
+	unit      time.Duration
+	timeBits  uint8
+	dcBits    uint8
+	workBits  uint8
+	seqBits   uint8
+	width     uint8
+	preset    string
+	epochNano int64 // epoch as Unix nanoseconds, for arithmetic
+}
+
+// LayoutSpec describes a layout for [NewLayout]. Every field must be set
+// except Width, whose zero value means 63, and DatacenterBits, whose zero
+// value means the node is not split.
+type LayoutSpec struct {
+	// Epoch is the instant time zero of IDs stands for. Not before
+	// 1970-01-01T00:00:00Z.
+	Epoch time.Time
+	// Unit is the length of one tick: a whole number of milliseconds
+	// (1 ms like Twitter, 10 ms like Sonyflake).
+	Unit time.Duration
+	// TimeBits is the number of bits for the tick count (at least 1).
+	TimeBits int
+	// DatacenterBits and WorkerBits make up the node id; a layout whose
+	// node is not split uses WorkerBits only.
+	DatacenterBits int
+	WorkerBits     int
+	// SequenceBits is the number of bits counting IDs within one tick.
+	SequenceBits int
+	// Width is the number of low bits IDs use: TimeBits + DatacenterBits +
+	// WorkerBits + SequenceBits must equal it. Zero means 63.
+	Width int
+}
+
+// twitterEpochMilli is the epoch of Twitter's Snowflake,
+// 2010-11-04T01:42:54.657Z, in Unix milliseconds.
+const twitterEpochMilli = 1288834974657
+
+// TwitterLayout returns Twitter's Snowflake layout, the default: 41 bits of
+// milliseconds since 2010-11-04T01:42:54.657Z, 5 bits of datacenter, 5 bits
+// of worker, 12 bits of sequence. It runs out in July 2080 (2080-07-10T17:30:30.208Z) and issues
+// at most 4,096,000 IDs per second per node, for 1024 nodes.
+func TwitterLayout() Layout {
+	return mustPreset("twitter", LayoutSpec{Epoch: time.UnixMilli(twitterEpochMilli).UTC(), Unit: time.Millisecond,
+		TimeBits: 41, DatacenterBits: 5, WorkerBits: 5, SequenceBits: 12})
+}
+
+// SonyflakeLayout returns a layout sized like Sonyflake's: 39 bits of 10 ms
+// units since 2014-09-01T00:00:00Z, 16 bits of node, 8 bits of sequence.
+// It lasts 174 years (to 2188) and issues at most 25,600 IDs per second per
+// node, for 65,536 nodes. Unlike Sonyflake itself it keeps ringflake's bit
+// order (time, node, sequence), so its IDs are not Sonyflake IDs.
+func SonyflakeLayout() Layout {
+	return mustPreset("sonyflake", LayoutSpec{Epoch: time.Date(2014, 9, 1, 0, 0, 0, 0, time.UTC),
+		Unit: 10 * time.Millisecond, TimeBits: 39, WorkerBits: 16, SequenceBits: 8})
+}
+
+// JSSafeLayout returns a layout whose IDs stay below 2^53, so JavaScript
+// numbers hold them exactly: width 53 with 38 bits of 10 ms units since
+// 2025-01-01T00:00:00Z, 7 bits of node, 8 bits of sequence. It lasts about
+// 87 years (to 2112) and issues at most 25,600 IDs per second per node, for
+// 128 nodes; its ring remembers 2.56 s.
+func JSSafeLayout() Layout {
+	return mustPreset("js-safe", LayoutSpec{Epoch: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
+		Unit: 10 * time.Millisecond, TimeBits: 38, WorkerBits: 7, SequenceBits: 8, Width: 53})
+}
+
+func mustPreset(name string, spec LayoutSpec) Layout {
+	l, err := NewLayout(spec)
+	if err != nil { // the presets are constants of this file; a test covers them
+		panic(err)
+	}
+	l.preset = name
+	return l
+}
+
+// presetNamed returns the preset layout called name.
+func presetNamed(name string) (Layout, bool) {
+	switch name {
+	case "twitter":
+		return TwitterLayout(), true
+	case "sonyflake":
+		return SonyflakeLayout(), true
+	case "js-safe":
+		return JSSafeLayout(), true
+	}
+	return Layout{}, false
+}
+
+// NewLayout validates spec and returns its layout. Errors match
+// [ErrInvalidLayout] and name the field at fault: a zero or pre-1970 epoch,
+// a unit that is not a positive whole number of milliseconds, negative bit
+// counts, TimeBits below 1, bits that do not add up to the width (63 unless
+// given), a width above 63, or a lifetime longer than [time.Duration] can
+// hold (about 292 years).
+func NewLayout(spec LayoutSpec) (Layout, error) {
+	bad := func(field, format string, args ...any) (Layout, error) {
+		return Layout{}, &LayoutError{Field: field, Reason: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case spec.Epoch.IsZero():
+		return bad("Epoch", "not set")
+	case spec.Epoch.Before(time.Unix(0, 0)):
+		return bad("Epoch", "%s is before 1970-01-01T00:00:00Z", spec.Epoch.Format(time.RFC3339Nano))
+	case spec.Unit <= 0 || spec.Unit%time.Millisecond != 0:
+		return bad("Unit", "%v is not a positive whole number of milliseconds", spec.Unit)
+	}
+	width := spec.Width
+	if width == 0 {
+		width = 63
+	}
+	if width < 1 || width > 63 {
+		return bad("Width", "%d is outside [1, 63]", spec.Width)
+	}
+	for _, f := range []struct {
+		name string
+		bits int
+		min  int
+	}{{"TimeBits", spec.TimeBits, 1}, {"DatacenterBits", spec.DatacenterBits, 0},
+		{"WorkerBits", spec.WorkerBits, 0}, {"SequenceBits", spec.SequenceBits, 0}} {
+		if f.bits < f.min || f.bits > 63 {
+			return bad(f.name, "%d is outside [%d, 63]", f.bits, f.min)
+		}
+	}
+	if sum := spec.TimeBits + spec.DatacenterBits + spec.WorkerBits + spec.SequenceBits; sum != width {
+		return bad("bits", "time %d + datacenter %d + worker %d + sequence %d = %d, want %d",
+			spec.TimeBits, spec.DatacenterBits, spec.WorkerBits, spec.SequenceBits, sum, width)
+	}
+	if maxTick := int64(1)<<spec.TimeBits - 1; maxTick > math.MaxInt64/int64(spec.Unit) {
+		return bad("TimeBits", "%d bits of %v reach beyond %v; use fewer bits or a smaller unit",
+			spec.TimeBits, spec.Unit, time.Duration(math.MaxInt64).Round(time.Hour))
+	}
+	return Layout{
+		epoch:     spec.Epoch,
+		unit:      spec.Unit,
+		timeBits:  uint8(spec.TimeBits),
+		dcBits:    uint8(spec.DatacenterBits),
+		workBits:  uint8(spec.WorkerBits),
+		seqBits:   uint8(spec.SequenceBits),
+		width:     uint8(width),
+		epochNano: spec.Epoch.UnixNano(),
+	}, nil
+}
+
+// Spec returns the fields l was made from (Width always set).
+func (l Layout) Spec() LayoutSpec {
+	return LayoutSpec{Epoch: l.epoch, Unit: l.unit, TimeBits: int(l.timeBits),
+		DatacenterBits: int(l.dcBits), WorkerBits: int(l.workBits),
+		SequenceBits: int(l.seqBits), Width: int(l.width)}
+}
+
+// IsZero reports whether l is the zero Layout, which is not valid.
+func (l Layout) IsZero() bool { return l.width == 0 }
+
+// Epoch returns the instant tick zero stands for.
+func (l Layout) Epoch() time.Time { return l.epoch }
+
+// Unit returns the length of one tick.
+func (l Layout) Unit() time.Duration { return l.unit }
+
+// MaxTick returns the greatest tick the layout can represent.
+func (l Layout) MaxTick() int64 { return mask(l.timeBits) }
+
+// MaxNode returns the greatest node id of the layout (datacenter and worker
+// together).
+func (l Layout) MaxNode() int64 { return mask(l.dcBits + l.workBits) }
+
+// MaxSequence returns the greatest sequence number within one tick.
+func (l Layout) MaxSequence() int64 { return mask(l.seqBits) }
+
+// Capacity returns the most IDs one node can issue per second.
+func (l Layout) Capacity() float64 {
+	if l.IsZero() {
+		return 0
+	}
+	return float64(l.MaxSequence()+1) * float64(time.Second) / float64(l.unit)
+}
+
+// Last returns the start of the last tick the layout can represent: a
+// generator with this layout fails with [ErrLayoutExpired] once its clock
+// reads past the end of that tick.
+func (l Layout) Last() time.Time { return l.TickTime(l.MaxTick()) }
+
+// TickTime returns the instant tick starts at.
+func (l Layout) TickTime(tick int64) time.Time {
+	return l.epoch.Add(time.Duration(tick) * l.unit)
+}
+
+// Tick returns the tick t falls in (rounding down, so it is negative before
+// the epoch).
+func (l Layout) Tick(t time.Time) int64 {
+	return floorDiv(int64(t.Sub(l.epoch)), int64(l.unit))
+}
+
+// NodeID combines a datacenter and a worker id into the node id [New]
+// takes. Errors match [ErrNodeOutOfRange].
+func (l Layout) NodeID(datacenter, worker int64) (int64, error) {
+	if datacenter < 0 || datacenter > mask(l.dcBits) {
+		return 0, &NodeError{Field: "datacenter", Value: datacenter, Max: mask(l.dcBits)}
+	}
+	if worker < 0 || worker > mask(l.workBits) {
+		return 0, &NodeError{Field: "worker", Value: worker, Max: mask(l.workBits)}
+	}
+	return datacenter<<l.workBits | worker, nil
+}
+
+func (l Layout) checkNode(node int64) error {
+	if node < 0 || node > l.MaxNode() {
+		return &NodeError{Field: "node", Value: node, Max: l.MaxNode()}
+	}
+	return nil
+}
+
+// Compose returns the ID for time t (in whatever tick t falls), node and
+// sequence seq. It needs no generator and issues nothing: uniqueness is the
+// caller's affair. Errors match [ErrInvalidLayout] for the zero layout,
+// [ErrBeforeEpoch] and [ErrLayoutExpired] for a time the layout cannot
+// express, and [ErrNodeOutOfRange] or [ErrInvalidID] (for the sequence)
+// for values that do not fit.
+func (l Layout) Compose(t time.Time, node, seq int64) (ID, error) {
+	if l.IsZero() {
+		return 0, &LayoutError{Field: "Layout", Reason: "zero value"}
+	}
+	tick := l.Tick(t)
+	switch {
+	case tick < 0:
+		return 0, &timeError{err: ErrBeforeEpoch, at: t, edge: l.epoch}
+	case tick > l.MaxTick():
+		return 0, &timeError{err: ErrLayoutExpired, at: t, edge: l.Last()}
+	}
+	if err := l.checkNode(node); err != nil {
+		return 0, err
+	}
+	if seq < 0 || seq > l.MaxSequence() {
+		return 0, &SyntaxError{Input: strconv.FormatInt(seq, 10), Offset: -1,
+			Reason: fmt.Sprintf("sequence out of range [0, %d]", l.MaxSequence())}
+	}
+	return l.compose(tick, node, seq), nil
+}
+
+func (l Layout) compose(tick, node, seq int64) ID {
+	return ID(tick<<(l.dcBits+l.workBits+l.seqBits) | node<<l.seqBits | seq)
+}
+
+// Parts is an ID taken apart under a layout.
+type Parts struct {
+	Time       time.Time // start of the ID's tick
+	Tick       int64     // units since the layout's epoch
+	Node       int64     // datacenter and worker together
+	Datacenter int64     // 0 when the layout's node is not split
+	Worker     int64
+	Sequence   int64
+}
+
+// Decompose takes id apart. Errors match [ErrInvalidID] when id is
+// negative or uses bits above the layout's width, and [ErrInvalidLayout]
+// for the zero layout.
+func (l Layout) Decompose(id ID) (Parts, error) {
+	if l.IsZero() {
+		return Parts{}, &LayoutError{Field: "Layout", Reason: "zero value"}
+	}
+	if id < 0 || int64(id)>>l.width != 0 {
+		return Parts{}, &SyntaxError{Input: id.String(), Offset: -1,
+			Reason: fmt.Sprintf("does not fit the layout's %d bits", l.width)}
+	}
+	tick := id.tick(l)
+	return Parts{
+		Time:       l.TickTime(tick),
+		Tick:       tick,
+		Node:       id.Node(l),
+		Datacenter: int64(id) >> (l.workBits + l.seqBits) & mask(l.dcBits),
+		Worker:     int64(id) >> l.seqBits & mask(l.workBits),
+		Sequence:   id.Sequence(l),
+	}, nil
+}
+
+// String returns the preset's name for a preset layout and otherwise the
+// key=value form ParseLayout reads, so ParseLayout(l.String()) returns l.
+func (l Layout) String() string {
+	if l.IsZero() {
+		return "<zero layout>"
+	}
+	if l.preset != "" {
+		return l.preset
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "epoch=%s,unit=%v,time=%d,", l.epoch.UTC().Format(time.RFC3339Nano), l.unit, l.timeBits)
+	if l.dcBits > 0 {
+		fmt.Fprintf(&b, "dc=%d,worker=%d,", l.dcBits, l.workBits)
+	} else {
+		fmt.Fprintf(&b, "node=%d,", l.workBits)
+	}
+	fmt.Fprintf(&b, "seq=%d", l.seqBits)
+	if l.width != 63 {
+		fmt.Fprintf(&b, ",width=%d", l.width)
+	}
+	return b.String()
+}
+
+// Equal reports whether l and m lay out IDs identically (the same epoch
+// instant, unit and bits), whatever their names.
+func (l Layout) Equal(m Layout) bool {
+	return l.epoch.Equal(m.epoch) && l.unit == m.unit && l.timeBits == m.timeBits &&
+		l.dcBits == m.dcBits && l.workBits == m.workBits && l.seqBits == m.seqBits && l.width == m.width
+}
+
+// ParseLayout reads a layout from a configuration string: a preset name
+// ("twitter", "sonyflake", "js-safe"), optionally followed by
+// comma-separated overrides, or the overrides alone, which then start from
+// the Twitter layout. Keys:
+//
+//	epoch=RFC3339 time   unit=DURATION (whole ms)   width=BITS
+//	time=BITS   dc=BITS   worker=BITS   node=BITS (worker bits, no datacenter)   seq=BITS
+//
+// For example "sonyflake,epoch=2024-01-01T00:00:00Z" or
+// "epoch=2020-01-01T00:00:00Z,time=41,node=0,seq=22". The result is
+// validated like [NewLayout]. Errors match [ErrInvalidLayout] and name the
+// offending key.
+func ParseLayout(s string) (Layout, error) {
+	parts := strings.Split(s, ",")
+	first := strings.TrimSpace(parts[0])
+	base, named := presetNamed(first)
+	if named {
+		parts = parts[1:]
+	} else {
+		base = TwitterLayout()
+	}
+	if !named && !strings.Contains(first, "=") {
+		return Layout{}, &LayoutError{Field: "preset", Reason: fmt.Sprintf("%q is not twitter, sonyflake or js-safe, nor a key=value pair", first)}
+	}
+	if len(parts) == 0 {
+		return base, nil
+	}
+	spec := base.Spec()
+	for _, part := range parts {
+		key, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return Layout{}, &LayoutError{Field: strings.TrimSpace(part), Reason: "want key=value"}
+		}
+		if err := setLayoutKey(&spec, key, val); err != nil {
+			return Layout{}, err
+		}
+	}
+	return NewLayout(spec)
+}
+
+func setLayoutKey(spec *LayoutSpec, key, val string) error {
+	switch key {
+	case "epoch":
+		t, err := time.Parse(time.RFC3339Nano, val)
+		if err != nil {
+			return &LayoutError{Field: key, Reason: fmt.Sprintf("%q is not an RFC 3339 time", val)}
+		}
+		spec.Epoch = t
+		return nil
+	case "unit":
+		d, err := time.ParseDuration(val)
+		if err != nil {
+			return &LayoutError{Field: key, Reason: fmt.Sprintf("%q is not a duration", val)}
+		}
+		spec.Unit = d
+		return nil
+	}
+	var field *int
+	switch key {
+	case "time":
+		field = &spec.TimeBits
+	case "dc":
+		field = &spec.DatacenterBits
+	case "worker":
+		field = &spec.WorkerBits
+	case "node":
+		spec.DatacenterBits = 0
+		field = &spec.WorkerBits
+	case "seq":
+		field = &spec.SequenceBits
+	case "width":
+		field = &spec.Width
+	default:
+		return &LayoutError{Field: key, Reason: "unknown key; want epoch, unit, time, dc, worker, node, seq or width"}
+	}
+	n, err := strconv.Atoi(val)
+	if err != nil {
+		return &LayoutError{Field: key, Reason: fmt.Sprintf("%q is not a whole number of bits", val)}
+	}
+	*field = n
+	return nil
+}
+
+func mask(bits uint8) int64 { return int64(1)<<bits - 1 }
+
+// floorDiv divides rounding towards negative infinity; b > 0.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b < 0 {
+		q--
+	}
+	return q
+}

@@ -1,0 +1,137 @@
+package ringflake
+
+import (
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
+)
+
+func newTestRing(seqBits uint8) *ring {
+	return &ring{seqBits: seqBits, maxSeq: uint64(1)<<seqBits - 1}
+}
+
+// The seed article's example: 4095 issued at 768 ms, 0 at 769 ms, then the
+// clock goes back before 768. Its sketch moved from (768, 4095) to
+// (769, 0), which was already issued.
+func TestRingSeedOverflowCase(t *testing.T) {
+	r := newTestRing(12)
+	for i := 0; i < 4096; i++ {
+		_, ok := r.take(768, 768)
+		require.True(t, ok)
+	}
+	v, ok := r.take(769, 769)
+	require.True(t, ok)
+	assert.Equal(t, int64(769), r.tick(v))
+	assert.Equal(t, uint64(0), v&r.maxSeq)
+
+	// Back at 768 with 768 used up: the walk must go to 769 and find 1,
+	// not reuse (769, 0).
+	v, ok = r.take(768, 769)
+	require.True(t, ok)
+	assert.Equal(t, int64(769), r.tick(v))
+	assert.Equal(t, uint64(1), v&r.maxSeq)
+}
+
+func TestRingRules(t *testing.T) {
+	r := newTestRing(2) // sequences 0..3
+	take := func(from, limit int64) (int64, uint64, bool) {
+		t.Helper()
+		v, ok := r.take(from, limit)
+		return r.tick(v), v & r.maxSeq, ok
+	}
+	// Empty slot: (t, 0), then (t, 1..3), then used up.
+	for seq := uint64(0); seq < 4; seq++ {
+		tick, s, ok := take(10, 10)
+		require.True(t, ok)
+		assert.Equal(t, int64(10), tick)
+		assert.Equal(t, seq, s)
+	}
+	_, _, ok := take(10, 10)
+	assert.False(t, ok, "tick 10 is used up and the limit forbids 11")
+
+	// A slot holding a later tick (10+256) makes tick 10 unknown: skip it.
+	r2 := newTestRing(2)
+	_, ok = r2.take(266, 266)
+	require.True(t, ok)
+	_, ok = r2.take(10, 10)
+	assert.False(t, ok, "slot 10 holds tick 266, so nothing at tick 10 may be assumed free")
+
+	// The walk never looks more than 255 ticks back from its limit and
+	// never below tick 0.
+	r3 := newTestRing(0)
+	v, ok := r3.take(-1000, 300)
+	require.True(t, ok)
+	assert.Equal(t, int64(45), r3.tick(v))
+	v, ok = r3.take(-5, 0)
+	require.True(t, ok)
+	assert.Equal(t, int64(0), r3.tick(v))
+	_, ok = r3.take(-5, -1)
+	assert.False(t, ok)
+}
+
+func TestRingFill(t *testing.T) {
+	r := newTestRing(3)
+	r.fill(1000)
+	for tick := int64(745); tick <= 1000; tick++ {
+		_, ok := r.take(tick, tick)
+		assert.False(t, ok, "tick %d is at or below the mark", tick)
+	}
+	v, ok := r.take(0, 1001)
+	require.True(t, ok)
+	assert.Equal(t, int64(1001), r.tick(v))
+
+	// fill below 256 leaves residues that have no tick yet alone.
+	r2 := newTestRing(0)
+	r2.fill(3)
+	_, ok = r2.take(3, 3)
+	assert.False(t, ok)
+	v, ok = r2.take(4, 4)
+	require.True(t, ok)
+	assert.Equal(t, int64(4), r2.tick(v))
+}
+
+// TestRingNeverIssuesTwice hammers one ring from many goroutines with random
+// ranges — normal ticks, rollbacks far beyond the window, borrowing ahead —
+// and checks the invariant: every pair is issued once and lies in the
+// walked range.
+func TestRingNeverIssuesTwice(t *testing.T) {
+	const goroutines, perG = 8, 4000
+	r := newTestRing(3)
+	var mu sync.Mutex
+	seen := make(map[uint64]bool, goroutines*perG)
+	var g errgroup.Group
+	for w := 0; w < goroutines; w++ {
+		rng := rand.New(rand.NewPCG(uint64(w), 7))
+		g.Go(func() error {
+			got := make([]uint64, 0, perG)
+			for i := 0; i < perG; i++ {
+				limit := int64(rng.IntN(2000))
+				from := limit - int64(rng.IntN(600))
+				v, ok := r.take(from, limit)
+				if !ok {
+					continue
+				}
+				tick := r.tick(v)
+				if tick > limit || tick < max(from, limit-255, 0) {
+					t.Errorf("tick %d outside [%d, %d]", tick, from, limit)
+				}
+				got = append(got, v)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, v := range got {
+				if seen[v] {
+					t.Errorf("pair (%d, %d) issued twice", r.tick(v), v&r.maxSeq)
+				}
+				seen[v] = true
+			}
+			return nil
+		})
+	}
+	require.NoError(t, g.Wait())
+	assert.NotEmpty(t, seen)
+}
