@@ -1,0 +1,186 @@
+package ringflake_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/simclock"
+	"github.com/ringflake/ringflake/strategies"
+)
+
+// FuzzStrategies turns bytes into a clock script and a call pattern, plays
+// it against one strategy and checks, on every call, the promises of that
+// strategy (harness_test.go): never a duplicate, monotonic where promised,
+// stalls and leads within their bounds, the ring never past the newest ID.
+//
+// Byte 0 picks the strategy, byte 1 the clock mode; then pairs (op, arg).
+func FuzzStrategies(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 5, 1, 0, 2, 2, 0, 5})                   // small step, error
+	f.Add([]byte{1, 1, 0, 9, 1, 3, 3, 2, 0, 9})                   // large step, wait
+	f.Add([]byte{2, 0, 5, 0, 2, 4, 5, 0, 0, 3})                   // overflow around a step, logical
+	f.Add([]byte{3, 0, 0, 15, 1, 1, 3, 60, 0, 15, 1, 200, 0, 15}) // beyond the window, ring
+	f.Add([]byte{4, 1, 0, 3, 4, 100, 0, 3, 2, 90, 0, 3})          // jump forward, step back, default
+	f.Add([]byte{5, 0, 8, 2, 0, 15, 1, 1, 0, 15, 6, 9, 0, 7})     // jitter and freeze
+	f.Add([]byte{6, 0, 5, 255, 2, 1, 5, 255})                     // two saturations across a step
+	f.Fuzz(playScript)
+}
+
+// playScript is FuzzStrategies' body: it plays data as described there.
+func playScript(t *testing.T, data []byte) {
+	if len(data) < 2 {
+		return
+	}
+	sc := strategyCases[int(data[0])%len(strategyCases)]
+	mode := clockModes(time.Millisecond)[int(data[1])%2]
+	clk := simclock.New(start)
+	c := newChecker(t, clk, sc, mode, ringflake.TwitterLayout(), 1)
+	ops := data[2:]
+	if len(ops) > 80 {
+		ops = ops[:80]
+	}
+	for i := 0; i+1 < len(ops); i += 2 {
+		arg := int(ops[i+1])
+		switch ops[i] % 9 {
+		case 0:
+			c.issue(arg%16 + 1)
+		case 1:
+			clk.Add(time.Duration(arg%8+1) * time.Millisecond)
+		case 2:
+			c.step(-time.Duration(arg%10+1) * time.Millisecond)
+		case 3:
+			c.step(-time.Duration(arg) * 37 * time.Millisecond)
+		case 4:
+			c.step(time.Duration(arg) * 11 * time.Millisecond)
+		case 5:
+			c.issue(4096 + arg) // saturate a tick and spill into the next
+		case 6:
+			clk.Freeze(time.Duration(arg%30+1) * time.Millisecond)
+			c.exact = false
+		case 7:
+			clk.Add(time.Duration(arg) * 7 * time.Microsecond)
+		case 8:
+			jitter := time.Duration(arg%3) * time.Millisecond
+			require.NoError(t, clk.SetJitter(jitter, uint64(arg)))
+			c.exact = c.exact && jitter == 0
+			c.slack = max(c.slack, jitter)
+		}
+	}
+	c.issue(3)
+}
+
+// FuzzParseID: Parse accepts exactly the decimal forms of IDs; everything
+// else is an ErrInvalidID naming where it went wrong.
+func FuzzParseID(f *testing.F) {
+	for _, s := range []string{"0", "42", "9223372036854775807", "9223372036854775808", "-1", "", "0x1f", "00012", " 7"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		id, err := ringflake.Parse(s)
+		if err != nil {
+			require.ErrorIs(t, err, ringflake.ErrInvalidID)
+			var se *ringflake.SyntaxError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, s, se.Input)
+			assert.Less(t, se.Offset, len(s))
+			return
+		}
+		require.GreaterOrEqual(t, int64(id), int64(0))
+		back, err := ringflake.Parse(id.String())
+		require.NoError(t, err)
+		assert.Equal(t, id, back)
+		var fromText ringflake.ID
+		require.NoError(t, fromText.UnmarshalText([]byte(s)))
+		assert.Equal(t, id, fromText)
+	})
+}
+
+// FuzzIDRoundTrip: every non-negative int64 formats and parses back, as
+// text and as JSON, and decomposes and recomposes under every preset whose
+// width it fits.
+func FuzzIDRoundTrip(f *testing.F) {
+	for _, n := range []int64{0, 1, 4095, 1 << 22, 1541815603606036480, 1<<53 - 1, 1<<63 - 1} {
+		f.Add(n)
+	}
+	f.Fuzz(func(t *testing.T, n int64) {
+		if n < 0 {
+			n = -(n + 1)
+		}
+		id := ringflake.ID(n)
+		back, err := ringflake.Parse(id.String())
+		require.NoError(t, err)
+		assert.Equal(t, id, back)
+
+		js, err := id.MarshalJSON()
+		require.NoError(t, err)
+		var fromJSON ringflake.ID
+		require.NoError(t, fromJSON.UnmarshalJSON(js))
+		assert.Equal(t, id, fromJSON)
+
+		for _, l := range []ringflake.Layout{ringflake.TwitterLayout(), ringflake.SonyflakeLayout(), ringflake.JSSafeLayout()} {
+			p, err := l.Decompose(id)
+			if n>>l.Spec().Width != 0 {
+				require.ErrorIs(t, err, ringflake.ErrInvalidID)
+				continue
+			}
+			require.NoError(t, err)
+			again, err := l.Compose(p.Time, p.Node, p.Sequence)
+			require.NoError(t, err)
+			assert.Equal(t, id, again, "%s", l)
+		}
+	})
+}
+
+// FuzzParseLayout: a layout string either fails with ErrInvalidLayout or
+// gives a layout that prints back to an equal one and composes IDs within
+// its width.
+func FuzzParseLayout(f *testing.F) {
+	for _, s := range []string{"twitter", "sonyflake", "js-safe", "twitter,seq=13", "sonyflake,epoch=2024-01-01T00:00:00Z",
+		"epoch=2020-01-01T00:00:00Z,time=41,node=0,seq=22", "js-safe,width=54", "twitter,unit=10ms", "x=1", ",,"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := ringflake.ParseLayout(s)
+		if err != nil {
+			require.ErrorIs(t, err, ringflake.ErrInvalidLayout)
+			var le *ringflake.LayoutError
+			require.ErrorAs(t, err, &le)
+			return
+		}
+		back, err := ringflake.ParseLayout(l.String())
+		require.NoError(t, err, "String() = %q", l.String())
+		require.True(t, l.Equal(back), "%s vs %s", l, back)
+
+		id, err := l.Compose(l.Last(), l.MaxNode(), l.MaxSequence())
+		require.NoError(t, err)
+		assert.Zero(t, int64(id)>>l.Spec().Width)
+		p, err := l.Decompose(id)
+		require.NoError(t, err)
+		assert.Equal(t, l.MaxTick(), p.Tick)
+	})
+}
+
+// FuzzParseStrategy: a strategy string either fails with ErrInvalidStrategy
+// naming the part, or gives a strategy whose String parses back to it.
+func FuzzParseStrategy(f *testing.F) {
+	for _, s := range []string{"error", "ring,wait:5ms,error", "logical:1s", "wait:abc", "ring,,", "ring:1", "wait:-1s", "logical:1h30m"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		st, err := strategies.Parse(s)
+		if err != nil {
+			require.ErrorIs(t, err, ringflake.ErrInvalidStrategy)
+			var se *strategies.StrategyError
+			require.True(t, errors.As(err, &se))
+			assert.NotEmpty(t, se.Reason)
+			return
+		}
+		back, err := strategies.Parse(st.String())
+		require.NoError(t, err)
+		assert.Equal(t, st, back)
+	})
+}

@@ -1,0 +1,241 @@
+package ringflake_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/simclock"
+	"github.com/ringflake/ringflake/strategies"
+)
+
+// This file holds what the rollback scenarios and the fuzz targets share:
+// the strategies under test with the promises each makes, and a checker
+// that issues IDs on a simulated clock and asserts those promises on every
+// single call.
+
+// strategyCase is a strategy and the promises its doc comment makes.
+type strategyCase struct {
+	name      string        // Parse syntax
+	monotonic bool          // IDs increase in the order they are issued
+	maxStall  time.Duration // longest a rollback may stall one call
+	maxLead   time.Duration // how far ahead of the clock an ID may be stamped
+	ring      bool          // may also stamp IDs up to the newest tick issued before the call
+}
+
+// strategyCases lists every built-in strategy and the chains users are
+// expected to write.
+var strategyCases = []strategyCase{
+	{name: "error", monotonic: true},
+	{name: "wait:5ms", monotonic: true, maxStall: 5 * time.Millisecond},
+	{name: "logical:1s", monotonic: true, maxLead: time.Second},
+	{name: "ring", ring: true},
+	{name: "ring,wait:5ms,error", maxStall: 5 * time.Millisecond, ring: true},
+	{name: "ring,logical:1s", maxLead: time.Second, ring: true},
+	{name: "wait:5ms,logical:200ms", monotonic: true, maxStall: 5 * time.Millisecond, maxLead: 200 * time.Millisecond},
+}
+
+// clockMode says how the generator sees the simulated clock.
+type clockMode struct {
+	name string
+	// wrap returns the clock handed to the generator.
+	wrap func(*simclock.Clock) ringflake.Clock
+	// lag is how long a wall-clock step may go unseen by the generator.
+	lag time.Duration
+}
+
+// wallOnly hides simclock's Monotonic method, so the generator reads the
+// wall clock on every call.
+type wallOnly struct{ c *simclock.Clock }
+
+func (w wallOnly) Now() time.Time                         { return w.c.Now() }
+func (w wallOnly) After(d time.Duration) <-chan time.Time { return w.c.After(d) }
+
+func clockModes(unit time.Duration) []clockMode {
+	return []clockMode{
+		{name: "monotonic", wrap: func(c *simclock.Clock) ringflake.Clock { return c }, lag: unit},
+		{name: "wall-only", wrap: func(c *simclock.Clock) ringflake.Clock { return wallOnly{c} }},
+	}
+}
+
+// checker drives one generator on one simulated clock, single-goroutine,
+// and asserts the strategy's promises on every call.
+type checker struct {
+	t      testing.TB
+	clk    *simclock.Clock
+	gen    *ringflake.Generator
+	layout ringflake.Layout
+	sc     strategyCase
+	mode   clockMode
+	exact  bool          // the clock has no jitter, drift or freeze, so amounts and stalls can be checked to the nanosecond
+	slack  time.Duration // read noise of the clock: the generator may see the wall this far ahead
+
+	seen       map[ringflake.ID]bool
+	last       ringflake.ID
+	newest     int64      // greatest tick issued so far, -1 before the first
+	recent     []wallMark // wall ticks of the last `lag` of monotonic time
+	errs       map[string]int
+	outOfOrder int
+	issued     int
+	maxStall   time.Duration
+	maxLead    time.Duration
+}
+
+type wallMark struct {
+	mono time.Duration
+	tick int64
+}
+
+func newChecker(t testing.TB, clk *simclock.Clock, sc strategyCase, mode clockMode, layout ringflake.Layout, node int64) *checker {
+	t.Helper()
+	s, err := strategies.Parse(sc.name)
+	require.NoError(t, err)
+	gen, err := ringflake.New(node, ringflake.WithClock(mode.wrap(clk)), ringflake.WithStrategy(s), ringflake.WithLayout(layout))
+	require.NoError(t, err)
+	return &checker{t: t, clk: clk, gen: gen, layout: layout, sc: sc, mode: mode, exact: true,
+		seen: map[ringflake.ID]bool{}, newest: -1, errs: map[string]int{}}
+}
+
+// observe records the wall clock's tick now, for the lag allowance.
+func (c *checker) observe() {
+	m := c.clk.Monotonic()
+	tick := c.layout.Tick(c.clk.Wall())
+	if n := len(c.recent); n > 0 && c.recent[n-1].mono == m {
+		c.recent[n-1].tick = max(c.recent[n-1].tick, tick)
+	} else {
+		c.recent = append(c.recent, wallMark{mono: m, tick: tick})
+	}
+	keep := 0
+	for _, w := range c.recent {
+		if w.mono >= m-c.mode.lag {
+			c.recent[keep] = w
+			keep++
+		}
+	}
+	c.recent = c.recent[:keep]
+}
+
+// clockTick is the latest wall tick the generator may still believe in:
+// the greatest tick the wall clock showed within the last `lag`.
+func (c *checker) clockTick() int64 {
+	c.observe()
+	t := c.recent[0].tick
+	for _, w := range c.recent {
+		t = max(t, w.tick)
+	}
+	return t
+}
+
+// next issues one ID and checks every promise. It returns the error, if any.
+func (c *checker) next() error {
+	c.t.Helper()
+	allowed := c.clockTick()
+	newestBefore := c.newest
+	wallBefore := c.clk.Wall()
+	start := c.clk.Monotonic()
+	id, err := c.gen.NextContext(context.Background())
+	stall := c.clk.Monotonic() - start
+	c.maxStall = max(c.maxStall, stall)
+
+	// A rollback may stall a call by maxStall; waiting for the next tick
+	// when a tick is used up adds up to one tick (plus the clock's read
+	// noise) of wall-clock progress, for every strategy. Measured on the
+	// wall clock, the bound holds even while the wall stands still; on a
+	// clock without freezes or drift it holds for true time as well.
+	limit := c.sc.maxStall + c.layout.Unit() + 2*c.slack
+	if moved := c.clk.Wall().Sub(wallBefore); moved > limit {
+		c.t.Fatalf("%s: the wall clock moved %v during one call, promise is at most %v", c.sc.name, moved, limit)
+	}
+	if c.exact && stall > limit {
+		c.t.Fatalf("%s: call stalled %v, promise is at most %v", c.sc.name, stall, limit)
+	}
+	if err != nil {
+		var re *ringflake.RollbackError
+		switch {
+		case errors.As(err, &re):
+			c.errs["rollback"]++
+			if re.Behind <= 0 {
+				c.t.Fatalf("%s: rollback error with non-positive amount %v", c.sc.name, re.Behind)
+			}
+			if c.exact && stall == 0 && c.mode.lag == 0 {
+				want := c.layout.TickTime(newestBefore).Sub(wallBefore)
+				if re.Behind != want {
+					c.t.Fatalf("%s: rollback amount %v, the clock reads %v behind the newest ID", c.sc.name, re.Behind, want)
+				}
+			}
+		case errors.Is(err, ringflake.ErrLayoutExpired):
+			c.errs["expired"]++
+		default:
+			c.t.Fatalf("%s: unexpected error %v", c.sc.name, err)
+		}
+		return err
+	}
+
+	c.issued++
+	if c.seen[id] {
+		c.t.Fatalf("%s: ID %d issued twice", c.sc.name, id)
+	}
+	c.seen[id] = true
+	if id.Node(c.layout) != c.gen.Node() {
+		c.t.Fatalf("%s: ID %d carries node %d, want %d", c.sc.name, id, id.Node(c.layout), c.gen.Node())
+	}
+	if c.issued > 1 && id < c.last {
+		c.outOfOrder++
+		if c.sc.monotonic {
+			c.t.Fatalf("%s: ID %d issued after %d: not monotonic", c.sc.name, id, c.last)
+		}
+	}
+	c.last = id
+
+	tick := id.Time(c.layout)
+	idTick := c.layout.Tick(tick)
+	clockAfter := max(allowed, c.clockTick())
+	// The generator may read the wall up to slack ahead (jitter); the tick
+	// of such a reading is at most slack's worth of ticks further on.
+	unit := c.layout.Unit()
+	lead := time.Duration(idTick-clockAfter)*unit - (c.slack+unit-1)/unit*unit
+	c.maxLead = max(c.maxLead, lead)
+	if lead > c.sc.maxLead && !(c.sc.ring && idTick <= newestBefore) {
+		c.t.Fatalf("%s: ID tick %d leads the clock's %d by %v, beyond the promised %v (newest tick before the call: %d)",
+			c.sc.name, idTick, clockAfter, lead, c.sc.maxLead, newestBefore)
+	}
+	c.newest = max(c.newest, idTick)
+	return nil
+}
+
+// issue makes n calls.
+func (c *checker) issue(n int) {
+	c.t.Helper()
+	for range n {
+		_ = c.next()
+	}
+}
+
+// step moves the wall clock by d (negative: back) without time passing.
+func (c *checker) step(d time.Duration) {
+	c.observe()
+	c.clk.Step(d)
+	c.observe()
+}
+
+// run issues perTick IDs and then lets one tick pass, ticks times.
+func (c *checker) run(ticks, perTick int) {
+	c.t.Helper()
+	for range ticks {
+		c.issue(perTick)
+		c.clk.Add(c.layout.Unit())
+	}
+}
+
+// errorCount returns how many calls failed.
+func (c *checker) errorCount() int {
+	n := 0
+	for _, v := range c.errs {
+		n += v
+	}
+	return n
+}
