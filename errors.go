@@ -115,3 +115,38 @@ func (e *timeError) Error() string {
 }
 
 func (e *timeError) Unwrap() error { return e.err }
+
+// ErrMarkCorrupt is matched by errors about a stored high-water mark that
+// exists but cannot be understood (truncated, altered, not a mark). A
+// generator refuses to start on it rather than treat it as "no mark".
+// Details are in a [*MarkError].
+var ErrMarkCorrupt = errors.New("ringflake: high-water mark is corrupt")
+
+// ErrLeaseLost is returned by [Generator.Next] while the generator's
+// [Lease] does not hold its node id: the lease could not be renewed before
+// it may have expired, or someone else took the id. The generator issues
+// nothing under an id someone else may hold; it resumes when the lease
+// holds the id again.
+var ErrLeaseLost = errors.New("ringflake: node id lease lost")
+
+// ErrNodeUnavailable is matched by errors of a [NodeSource] that cannot
+// provide a node id: an unset environment variable, a host name without an
+// ordinal, a coordination service whose range of ids is used up.
+var ErrNodeUnavailable = errors.New("ringflake: no node id available")
+
+// MarkError reports a stored high-water mark that cannot be understood. It
+// matches [ErrMarkCorrupt].
+type MarkError struct {
+	Path   string // where the mark is stored
+	Reason string
+}
+
+func (e *MarkError) Error() string {
+	return fmt.Sprintf("ringflake: high-water mark %s is corrupt: %s", e.Path, e.Reason)
+}
+
+// Is reports whether target is [ErrMarkCorrupt].
+func (e *MarkError) Is(target error) bool { return target == ErrMarkCorrupt }
+
+// ErrClosed is returned by [Generator.Next] after [Generator.Close].
+var ErrClosed = errors.New("ringflake: generator closed")

@@ -1,7 +1,10 @@
 package ringflake_test
 
 import (
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -182,5 +185,33 @@ func FuzzParseStrategy(f *testing.F) {
 		back, err := strategies.Parse(st.String())
 		require.NoError(t, err)
 		assert.Equal(t, st, back)
+	})
+}
+
+// FuzzMarkFile: any content of a mark file either loads as a mark that
+// saves and loads back equal, or is an ErrMarkCorrupt — never a silent
+// "no mark".
+func FuzzMarkFile(f *testing.F) {
+	f.Add("ringflake-mark v1 2026-11-22T12:00:00Z crc32=00000000\n")
+	f.Add("")
+	f.Add("ringflake-mark v1 \n")
+	good := ringflake.NewFileMarkStore(filepath.Join(f.TempDir(), "seed"))
+	require.NoError(f, good.SaveMark(context.Background(), start))
+	b, err := os.ReadFile(good.Path())
+	require.NoError(f, err)
+	f.Add(string(b))
+	f.Fuzz(func(t *testing.T, content string) {
+		s := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "mark"))
+		require.NoError(t, os.WriteFile(s.Path(), []byte(content), 0o600))
+		mark, err := s.LoadMark(context.Background())
+		if err != nil {
+			require.ErrorIs(t, err, ringflake.ErrMarkCorrupt)
+			return
+		}
+		require.False(t, mark.IsZero())
+		require.NoError(t, s.SaveMark(context.Background(), mark))
+		back, err := s.LoadMark(context.Background())
+		require.NoError(t, err)
+		assert.True(t, mark.Equal(back))
 	})
 }

@@ -2,6 +2,7 @@ package ringflake
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -31,10 +32,14 @@ import (
 type Generator struct {
 	ring      ring
 	newest    atomic.Int64 // greatest tick issued, -1 before the first ID
+	horizon   atomic.Int64 // greatest tick the fast path may issue at (horizon.go)
 	src       timeSource
 	nodePart  int64 // node << seqBits
 	timeShift uint8
 	last      int64 // the layout's last tick
+	closed    atomic.Bool
+	lease     Lease   // nil without WithLease
+	mark      *marker // nil without a MarkStore
 	steps     []strategies.Strategy
 	strategy  strategies.Strategy
 	layout    Layout
@@ -45,16 +50,24 @@ type Generator struct {
 // [0, layout.MaxNode()] that no other generator sharing the layout uses at
 // the same time (see [Layout.NodeID] for split datacenter/worker layouts).
 //
-// Defaults: [TwitterLayout], [strategies.Default] and the system clock.
+// Defaults: [TwitterLayout], [strategies.Default] and the system clock;
+// no high-water mark and no lease. With a [MarkStore] ([WithMarkStore], or
+// a [Lease] that is one), New loads the previous run's mark and saves this
+// run's first mark before it returns.
+//
 // Errors:
-//   - [ErrInvalidOption]: a nil clock.
+//   - [ErrInvalidOption]: a nil clock, store or lease, a lease for another
+//     node, a mark interval shorter than two ticks.
 //   - [ErrInvalidLayout]: the zero Layout.
 //   - [ErrNodeOutOfRange]: node does not fit the layout.
 //   - [ErrInvalidStrategy]: the strategy does not fit the layout.
 //   - [ErrBeforeEpoch]: the clock reads before the layout's epoch.
-//   - [ErrLayoutExpired]: the clock reads past the layout's last tick.
+//   - [ErrLayoutExpired]: the clock (or a loaded mark) reads past the
+//     layout's last tick.
+//   - [ErrMarkCorrupt], or the store's own error: the mark cannot be
+//     loaded or saved.
 func New(node int64, opts ...Option) (*Generator, error) {
-	cfg := config{layout: TwitterLayout(), strategy: strategies.Default()}
+	cfg := config{layout: TwitterLayout(), strategy: strategies.Default(), ahead: DefaultMarkAhead}
 	for _, o := range opts {
 		if o == nil {
 			invalidOption(&cfg, "nil Option")
@@ -85,10 +98,19 @@ func New(node int64, opts ...Option) (*Generator, error) {
 	case tick > l.MaxTick():
 		return nil, &timeError{err: ErrLayoutExpired, at: now, edge: l.Last()}
 	}
+	if cfg.lease != nil {
+		if cfg.lease.Node() != node {
+			return nil, fmt.Errorf("%w: WithLease: the lease holds node %d, not %d", ErrInvalidOption, cfg.lease.Node(), node)
+		}
+		if store, ok := cfg.lease.(MarkStore); ok && cfg.marks == nil {
+			cfg.marks = store
+		}
+	}
 	g := &Generator{
 		nodePart:  node << l.seqBits,
 		timeShift: l.dcBits + l.workBits + l.seqBits,
 		last:      l.MaxTick(),
+		lease:     cfg.lease,
 		steps:     strategies.Flatten(cfg.strategy),
 		strategy:  cfg.strategy,
 		layout:    l,
@@ -97,6 +119,17 @@ func New(node int64, opts ...Option) (*Generator, error) {
 	g.ring.seqBits, g.ring.maxSeq = l.seqBits, uint64(l.MaxSequence())
 	g.newest.Store(-1)
 	g.src.init(cfg.clock, l.epoch, l.unit)
+	if cfg.marks != nil {
+		ahead := int64((cfg.ahead + l.unit - 1) / l.unit)
+		if ahead < 2 {
+			return nil, fmt.Errorf("%w: WithMarkAhead(%v): want at least two ticks of %v", ErrInvalidOption, cfg.ahead, l.unit)
+		}
+		g.mark = &marker{store: cfg.marks, aheadTicks: ahead}
+		if err := g.loadMark(context.Background(), l.Tick(now)); err != nil {
+			return nil, err
+		}
+	}
+	g.setHorizon()
 	return g, nil
 }
 
@@ -126,7 +159,7 @@ func (g *Generator) NextContext(ctx context.Context) (ID, error) {
 	e := g.src.read()
 	now := floorDiv(e, g.src.unit)
 	newest := g.newest.Load()
-	if now >= newest && now <= g.last {
+	if now >= newest && now <= g.horizon.Load() && (g.lease == nil || g.lease.Held()) {
 		if v, ok := g.ring.take(now, now); ok {
 			if now > newest {
 				g.raise(now)
@@ -144,6 +177,10 @@ func (g *Generator) slow(ctx context.Context, e, now, newest int64) (ID, error) 
 	exact := g.src.mono == nil // whether e is a fresh wall reading, not an estimate
 	for {
 		switch {
+		case g.closed.Load():
+			return 0, ErrClosed
+		case g.lease != nil && !g.lease.Held():
+			return 0, fmt.Errorf("%w: node %d", ErrLeaseLost, g.node)
 		case now > g.last:
 			return 0, &timeError{err: ErrLayoutExpired, at: g.src.epoch.Add(time.Duration(e)), edge: g.layout.Last()}
 		case now < 0 && newest < 0:
@@ -152,6 +189,9 @@ func (g *Generator) slow(ctx context.Context, e, now, newest int64) (ID, error) 
 		s := strategies.Situation{Elapsed: time.Duration(e), Unit: g.layout.unit,
 			Newest: newest, Last: g.last, Waited: waited}
 		if now >= newest {
+			if err := g.prepare(ctx, now); err != nil {
+				return 0, err
+			}
 			if v, ok := g.ring.take(now, now); ok {
 				g.raise(now)
 				return g.id(v), nil
@@ -165,7 +205,15 @@ func (g *Generator) slow(ctx context.Context, e, now, newest int64) (ID, error) 
 		for _, step := range g.steps {
 			p := step.Decide(s)
 			if from, limit, ok := p.Range(); ok {
-				if v, ok := g.ring.take(from, min(limit, g.last)); ok {
+				v, ok := g.ring.take(from, min(limit, g.hardTick()))
+				for !ok && limit > g.hardTick() {
+					// The saved mark is in the way: wait for a later one.
+					if err := g.prepare(ctx, g.hardTick()+1); err != nil {
+						return 0, err
+					}
+					v, ok = g.ring.take(from, min(limit, g.hardTick()))
+				}
+				if ok {
 					g.raise(g.ring.tick(v))
 					return g.id(v), nil
 				}
@@ -205,6 +253,48 @@ func (g *Generator) slow(ctx context.Context, e, now, newest int64) (ID, error) 
 		now = floorDiv(e, g.src.unit)
 		newest = g.newest.Load()
 	}
+}
+
+// Close ends the generator: later calls to Next fail with [ErrClosed].
+// With a [MarkStore] it first waits for a save in flight and then saves the
+// exact high-water mark — the newest tick issued rather than the mark
+// written ahead — so that a clean restart need not wait out the lead of the
+// ahead mark (a crash still leaves the ahead mark, which is safe). Close
+// must not run concurrently with Next: call it once the last Next has
+// returned. Closing twice returns nil the second time. It returns the
+// store's error, or ctx's.
+func (g *Generator) Close(ctx context.Context) error {
+	if g.closed.Swap(true) {
+		return nil
+	}
+	if g.mark == nil {
+		g.horizon.Store(-1 << 63) // every call now takes the slow path, which fails
+		return nil
+	}
+	g.mark.mu.Lock() // a save ending now must not raise the horizon again
+	g.horizon.Store(-1 << 63)
+	g.mark.mu.Unlock()
+	for {
+		g.mark.mu.Lock()
+		done := g.mark.saving
+		g.mark.mu.Unlock()
+		if done == nil {
+			break
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	newest := g.newest.Load()
+	if newest < 0 || newest >= g.mark.hard.Load() {
+		return nil
+	}
+	if err := g.mark.store.SaveMark(ctx, g.layout.TickTime(newest)); err != nil {
+		return fmt.Errorf("ringflake: saving the high-water mark: %w", err)
+	}
+	return nil
 }
 
 // sleep waits d on the generator's clock, or until ctx is done.

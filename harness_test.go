@@ -3,6 +3,7 @@ package ringflake_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -74,6 +75,8 @@ type checker struct {
 	exact  bool          // the clock has no jitter, drift or freeze, so amounts and stalls can be checked to the nanosecond
 	slack  time.Duration // read noise of the clock: the generator may see the wall this far ahead
 
+	floor      int64    // tick of the mark the generator started from: it must issue only after it
+	process    *process // the running generator's access to the mark store
 	seen       map[ringflake.ID]bool
 	last       ringflake.ID
 	newest     int64      // greatest tick issued so far, -1 before the first
@@ -92,12 +95,44 @@ type wallMark struct {
 
 func newChecker(t testing.TB, clk *simclock.Clock, sc strategyCase, mode clockMode, layout ringflake.Layout, node int64) *checker {
 	t.Helper()
-	s, err := strategies.Parse(sc.name)
-	require.NoError(t, err)
-	gen, err := ringflake.New(node, ringflake.WithClock(mode.wrap(clk)), ringflake.WithStrategy(s), ringflake.WithLayout(layout))
-	require.NoError(t, err)
-	return &checker{t: t, clk: clk, gen: gen, layout: layout, sc: sc, mode: mode, exact: true,
+	c := &checker{t: t, clk: clk, layout: layout, sc: sc, mode: mode, exact: true,
 		seen: map[ringflake.ID]bool{}, newest: -1, errs: map[string]int{}}
+	c.gen = c.newGenerator(node)
+	return c
+}
+
+// newGenerator makes a generator for the checker's strategy, clock mode and
+// layout, with extra options.
+func (c *checker) newGenerator(node int64, opts ...ringflake.Option) *ringflake.Generator {
+	c.t.Helper()
+	s, err := strategies.Parse(c.sc.name)
+	require.NoError(c.t, err)
+	opts = append([]ringflake.Option{ringflake.WithClock(c.mode.wrap(c.clk)), ringflake.WithStrategy(s),
+		ringflake.WithLayout(c.layout)}, opts...)
+	gen, err := ringflake.New(node, opts...)
+	require.NoError(c.t, err)
+	return gen
+}
+
+// restart replaces the generator by a new process's: same node, same
+// clock, the state only of store. With clean, the old one is closed first;
+// otherwise it crashes: a save it still has in flight ends, and it saves
+// nothing more. It returns the mark the new generator starts from.
+func (c *checker) restart(store ringflake.MarkStore, clean bool) time.Time {
+	c.t.Helper()
+	switch {
+	case clean:
+		require.NoError(c.t, c.gen.Close(context.Background()))
+	case c.process != nil:
+		c.process.crash()
+	}
+	c.process = &process{store: store}
+	mark, err := store.LoadMark(context.Background())
+	require.NoError(c.t, err)
+	c.gen = c.newGenerator(c.gen.Node(), ringflake.WithMarkStore(c.process))
+	c.floor = c.layout.Tick(mark)
+	c.newest = max(c.newest, c.floor) // the new generator counts everything up to the mark as issued
+	return mark
 }
 
 // observe records the wall clock's tick now, for the lag allowance.
@@ -203,6 +238,9 @@ func (c *checker) next() error {
 		c.t.Fatalf("%s: ID tick %d leads the clock's %d by %v, beyond the promised %v (newest tick before the call: %d)",
 			c.sc.name, idTick, clockAfter, lead, c.sc.maxLead, newestBefore)
 	}
+	if c.floor != 0 && idTick <= c.floor {
+		c.t.Fatalf("%s: ID tick %d is at or below the mark %d of the previous run", c.sc.name, idTick, c.floor)
+	}
 	c.newest = max(c.newest, idTick)
 	return nil
 }
@@ -239,3 +277,31 @@ func (c *checker) errorCount() int {
 	}
 	return n
 }
+
+// process is one run's access to a MarkStore: crash ends it as a crash
+// would, waiting for a save in flight and failing every later one, so that
+// a dead run's background save cannot land after the next run started.
+type process struct {
+	store   ringflake.MarkStore
+	mu      sync.RWMutex
+	crashed bool
+}
+
+func (p *process) LoadMark(ctx context.Context) (time.Time, error) { return p.store.LoadMark(ctx) }
+
+func (p *process) SaveMark(ctx context.Context, mark time.Time) error {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if p.crashed {
+		return errCrashed
+	}
+	return p.store.SaveMark(ctx, mark)
+}
+
+func (p *process) crash() {
+	p.mu.Lock() // waits for saves in flight
+	defer p.mu.Unlock()
+	p.crashed = true
+}
+
+var errCrashed = errors.New("the process crashed")

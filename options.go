@@ -2,6 +2,7 @@ package ringflake
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/ringflake/ringflake/strategies"
 )
@@ -15,6 +16,9 @@ type config struct {
 	layout   Layout
 	strategy strategies.Strategy
 	clock    Clock
+	marks    MarkStore
+	ahead    time.Duration
+	lease    Lease
 	err      error
 }
 
@@ -55,4 +59,44 @@ func WithStrategy(s strategies.Strategy) Option {
 // Layout makes [New] fail with [ErrInvalidLayout].
 func WithLayout(l Layout) Option {
 	return optionFunc(func(cfg *config) { cfg.layout = l })
+}
+
+// WithMarkStore makes the generator restart-safe: it persists a high-water
+// mark in s, ahead of the IDs it issues (see [MarkStore] and
+// [WithMarkAhead]), and on start treats everything up to the previous
+// run's mark as issued. A nil s makes [New] fail with [ErrInvalidOption].
+func WithMarkStore(s MarkStore) Option {
+	return optionFunc(func(cfg *config) {
+		if s == nil {
+			invalidOption(cfg, "WithMarkStore(nil)")
+			return
+		}
+		cfg.marks = s
+	})
+}
+
+// WithMarkAhead sets how far ahead of the IDs it issues a generator saves
+// its high-water mark; the default is [DefaultMarkAhead]. The generator
+// saves a new mark in the background once half of the interval is used, so
+// it writes about twice per interval; a longer interval writes less often
+// but makes a restarted generator wait (or borrow) longer. [New] fails with
+// [ErrInvalidOption] for less than two ticks of the layout.
+func WithMarkAhead(d time.Duration) Option {
+	return optionFunc(func(cfg *config) { cfg.ahead = d })
+}
+
+// WithLease makes the generator issue under a leased node id: it checks
+// l.Held on every call and fails with [ErrLeaseLost] while the lease does
+// not hold the id. When l is also a [MarkStore] and no [WithMarkStore] is
+// given, the generator keeps its high-water mark with the lease. [New]
+// fails with [ErrInvalidOption] for a nil l or one whose Node differs from
+// the node given to New.
+func WithLease(l Lease) Option {
+	return optionFunc(func(cfg *config) {
+		if l == nil {
+			invalidOption(cfg, "WithLease(nil)")
+			return
+		}
+		cfg.lease = l
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -130,6 +131,38 @@ var scenarios = []scenario{
 		wantOrder:  ringOnly,
 	},
 	{
+		name: "crash and restart during a rollback",
+		play: func(c *checker) {
+			store := ringflake.NewFileMarkStore(filepath.Join(c.t.TempDir(), "mark"))
+			c.restart(store, false) // the first run keeps its mark too
+			c.run(50, 10)
+			c.step(-50 * time.Millisecond)
+			c.run(5, 10)
+			c.restart(store, false)
+			// The crashed run's mark was written a second ahead: every
+			// strategy is behind it at first; logical:1s borrows within
+			// its lead, the others wait for the clock to pass the mark.
+			c.run(1200, 3)
+		},
+		wantErrors: []string{"error", "wait:5ms", "ring", "ring,wait:5ms,error", "wait:5ms,logical:200ms"},
+	},
+	{
+		name: "clean restart during a rollback",
+		play: func(c *checker) {
+			store := ringflake.NewFileMarkStore(filepath.Join(c.t.TempDir(), "mark"))
+			c.restart(store, false)
+			c.run(50, 10)
+			c.step(-50 * time.Millisecond)
+			c.run(5, 10)
+			c.restart(store, true)
+			// Close saved the exact mark: 50ms ahead of the clock. The
+			// new process's ring knows nothing spare, so only the logical
+			// strategies stay available.
+			c.run(100, 3)
+		},
+		wantErrors: []string{"error", "wait:5ms", "ring", "ring,wait:5ms,error"},
+	},
+	{
 		name: "jitter of ±2ms",
 		play: func(c *checker) {
 			c.exact, c.slack = false, 2*time.Millisecond
@@ -183,6 +216,7 @@ func TestRollbackScenarios(t *testing.T) {
 					layout := layoutFor(sc)
 					c := newChecker(t, simclock.New(start), strat, mode, layout, 7)
 					sc.play(c)
+					require.NoError(t, c.gen.Close(context.Background())) // ends mark saves in flight
 
 					if contains(sc.wantErrors, strat.name) {
 						assert.Positive(t, c.errorCount(), "this strategy must fail some calls here")

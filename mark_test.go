@@ -1,0 +1,305 @@
+package ringflake_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/simclock"
+	"github.com/ringflake/ringflake/strategies"
+)
+
+func TestFileMarkStoreRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "mark"))
+	mark, err := s.LoadMark(ctx)
+	require.NoError(t, err, "a missing file is a first start")
+	assert.True(t, mark.IsZero())
+
+	at := time.Date(2026, 11, 22, 12, 0, 1, 500_000_000, time.UTC)
+	require.NoError(t, s.SaveMark(ctx, at))
+	mark, err = s.LoadMark(ctx)
+	require.NoError(t, err)
+	assert.True(t, at.Equal(mark))
+
+	require.NoError(t, s.SaveMark(ctx, at.Add(time.Hour)))
+	mark, err = s.LoadMark(ctx)
+	require.NoError(t, err)
+	assert.True(t, at.Add(time.Hour).Equal(mark))
+
+	entries, err := os.ReadDir(filepath.Dir(s.Path()))
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no temporary files are left behind")
+}
+
+func TestFileMarkStoreRejectsDamage(t *testing.T) {
+	ctx := context.Background()
+	good := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "mark"))
+	require.NoError(t, good.SaveMark(ctx, time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)))
+	content, err := os.ReadFile(good.Path())
+	require.NoError(t, err)
+
+	for _, tc := range []struct {
+		name    string
+		content string
+	}{
+		{"empty", ""},
+		{"truncated", string(content[:len(content)/2])},
+		{"no final newline", string(content[:len(content)-1])},
+		{"altered digit", string(content[:22]) + "9" + string(content[23:])},
+		{"altered checksum", string(content[:len(content)-2]) + "0\n"},
+		{"not a mark file", "hello\n"},
+		{"garbage time with a valid checksum", fmt.Sprintf("ringflake-mark v1 yesterday crc32=%08x\n",
+			crc32.ChecksumIEEE([]byte("ringflake-mark v1 yesterday")))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "mark"))
+			require.NoError(t, os.WriteFile(s.Path(), []byte(tc.content), 0o600))
+			_, err := s.LoadMark(ctx)
+			require.ErrorIs(t, err, ringflake.ErrMarkCorrupt)
+			var me *ringflake.MarkError
+			require.ErrorAs(t, err, &me)
+			assert.Equal(t, s.Path(), me.Path)
+
+			// A generator refuses to start on it rather than start fresh.
+			_, err = ringflake.New(0, ringflake.WithClock(simclock.New(start)), ringflake.WithMarkStore(s))
+			require.ErrorIs(t, err, ringflake.ErrMarkCorrupt)
+		})
+	}
+}
+
+func TestFileMarkStoreUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	s := ringflake.NewFileMarkStore(dir) // a directory is not a readable file
+	_, err := s.LoadMark(context.Background())
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, ringflake.ErrMarkCorrupt)
+	_, err = ringflake.New(0, ringflake.WithClock(simclock.New(start)), ringflake.WithMarkStore(s))
+	require.Error(t, err)
+
+	missingDir := ringflake.NewFileMarkStore(filepath.Join(dir, "no", "such", "dir", "mark"))
+	err = missingDir.SaveMark(context.Background(), start)
+	require.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// recordingStore is a MarkStore in memory that remembers every save and
+// can be told to fail.
+type recordingStore struct {
+	mu    sync.Mutex
+	mark  time.Time
+	saves []time.Time
+	fail  error
+}
+
+func (s *recordingStore) LoadMark(context.Context) (time.Time, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mark, nil
+}
+
+func (s *recordingStore) SaveMark(_ context.Context, mark time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail != nil {
+		return s.fail
+	}
+	s.mark = mark
+	s.saves = append(s.saves, mark)
+	return nil
+}
+
+func (s *recordingStore) snapshot() (time.Time, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mark, len(s.saves)
+}
+
+func TestGeneratorWritesMarkAhead(t *testing.T) {
+	clk := simclock.New(start)
+	store := &recordingStore{}
+	g, err := ringflake.New(0, ringflake.WithClock(clk), ringflake.WithMarkStore(store), ringflake.WithMarkAhead(100*time.Millisecond))
+	require.NoError(t, err)
+	mark, saves := store.snapshot()
+	assert.Equal(t, 1, saves, "New saves the first mark")
+	assert.Equal(t, start.Add(100*time.Millisecond), mark)
+
+	// 400 ms of traffic: the mark stays ahead of every ID, and is written
+	// about twice per interval, not per ID.
+	l := g.Layout()
+	for range 400 {
+		for range 20 {
+			id, err := g.Next()
+			require.NoError(t, err)
+			mark, _ := store.snapshot()
+			require.False(t, id.Time(l).After(mark), "ID at %v is past the saved mark %v", id.Time(l), mark)
+		}
+		clk.Add(time.Millisecond)
+	}
+	_, saves = store.snapshot()
+	assert.GreaterOrEqual(t, saves, 5)
+	assert.LessOrEqual(t, saves, 12)
+
+	// Close replaces the ahead mark by the exact one.
+	last, err := g.Next()
+	require.NoError(t, err)
+	require.NoError(t, g.Close(context.Background()))
+	mark, _ = store.snapshot()
+	assert.Equal(t, last.Time(l), mark)
+	_, err = g.Next()
+	require.ErrorIs(t, err, ringflake.ErrClosed)
+	require.NoError(t, g.Close(context.Background()), "closing twice is harmless")
+}
+
+func TestGeneratorStopsWhenTheMarkCannotBeSaved(t *testing.T) {
+	clk := simclock.New(start)
+	store := &recordingStore{}
+	g, err := ringflake.New(0, ringflake.WithClock(clk), ringflake.WithMarkStore(store), ringflake.WithMarkAhead(10*time.Millisecond))
+	require.NoError(t, err)
+	diskFull := errors.New("disk full")
+	store.mu.Lock()
+	store.fail = diskFull
+	store.mu.Unlock()
+
+	var failed error
+	for range 30 {
+		if _, err := g.Next(); err != nil {
+			failed = err
+			break
+		}
+		clk.Add(time.Millisecond)
+	}
+	require.ErrorIs(t, failed, diskFull, "past the saved mark, calls fail with the store's error")
+	mark, _ := store.snapshot()
+	assert.Equal(t, start.Add(10*time.Millisecond), mark)
+
+	store.mu.Lock()
+	store.fail = nil
+	store.mu.Unlock()
+	_, err = g.Next()
+	require.NoError(t, err, "the next call saves again")
+}
+
+func TestNewRejectsMarkOptions(t *testing.T) {
+	_, err := ringflake.New(0, ringflake.WithMarkStore(nil))
+	require.ErrorIs(t, err, ringflake.ErrInvalidOption)
+	_, err = ringflake.New(0, ringflake.WithMarkStore(&recordingStore{}), ringflake.WithMarkAhead(time.Millisecond))
+	require.ErrorIs(t, err, ringflake.ErrInvalidOption)
+	store := &recordingStore{mark: ringflake.TwitterLayout().Last().Add(time.Hour)}
+	_, err = ringflake.New(0, ringflake.WithClock(simclock.New(start)), ringflake.WithMarkStore(store))
+	require.ErrorIs(t, err, ringflake.ErrLayoutExpired)
+}
+
+// A restarted generator starts after the previous run's mark, whatever the
+// strategy: the ring knows nothing of the previous run, so it counts
+// everything up to the mark as issued.
+func TestRestartNeverReissues(t *testing.T) {
+	for _, sc := range strategyCases {
+		t.Run(sc.name, func(t *testing.T) {
+			s, err := strategies.Parse(sc.name)
+			require.NoError(t, err)
+			clk := simclock.New(start)
+			store := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "mark"))
+			firstRun := &process{store: store}
+			opts := []ringflake.Option{ringflake.WithClock(clk), ringflake.WithStrategy(s)}
+			first, err := ringflake.New(4, append(opts, ringflake.WithMarkStore(firstRun))...)
+			require.NoError(t, err)
+			seen := map[ringflake.ID]bool{}
+			for range 200 {
+				id, err := first.Next()
+				require.NoError(t, err)
+				seen[id] = true
+				clk.Add(100 * time.Microsecond)
+			}
+			clk.Step(-30 * time.Millisecond) // restart in the middle of a rollback
+			firstRun.crash()
+			second, err := ringflake.New(4, append(opts, ringflake.WithMarkStore(store))...)
+			require.NoError(t, err)
+			issued := 0
+			for range 3000 {
+				id, err := second.Next()
+				clk.Add(time.Millisecond)
+				if err != nil {
+					require.ErrorIs(t, err, ringflake.ErrClockRollback)
+					continue
+				}
+				require.False(t, seen[id], "ID %d issued by both runs", id)
+				seen[id] = true
+				issued++
+			}
+			assert.Positive(t, issued)
+			require.NoError(t, second.Close(context.Background()))
+		})
+	}
+}
+
+// fakeLease is a Lease whose holding a test switches.
+type fakeLease struct {
+	node int64
+	mu   sync.Mutex
+	held bool
+}
+
+func (l *fakeLease) Node() int64 { return l.node }
+func (l *fakeLease) Held() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.held
+}
+func (l *fakeLease) set(held bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.held = held
+}
+
+func TestLeaseFencesTheGenerator(t *testing.T) {
+	lease := &fakeLease{node: 12, held: true}
+	g, err := ringflake.New(12, ringflake.WithClock(simclock.New(start)), ringflake.WithLease(lease))
+	require.NoError(t, err)
+	_, err = g.Next()
+	require.NoError(t, err)
+
+	lease.set(false)
+	_, err = g.Next()
+	require.ErrorIs(t, err, ringflake.ErrLeaseLost)
+
+	lease.set(true)
+	id, err := g.Next()
+	require.NoError(t, err)
+	assert.Equal(t, int64(12), id.Node(g.Layout()))
+
+	_, err = ringflake.New(13, ringflake.WithLease(lease))
+	require.ErrorIs(t, err, ringflake.ErrInvalidOption, "the lease holds another node")
+	_, err = ringflake.New(12, ringflake.WithLease(nil))
+	require.ErrorIs(t, err, ringflake.ErrInvalidOption)
+}
+
+// leaseWithMarks is a lease that keeps the node's mark, as the Redis and
+// etcd leases do.
+type leaseWithMarks struct {
+	fakeLease
+	recordingStore
+}
+
+func TestLeaseKeepsTheMark(t *testing.T) {
+	clk := simclock.New(start)
+	lease := &leaseWithMarks{fakeLease: fakeLease{node: 2, held: true}}
+	previous := start.Add(2 * time.Second) // the id's previous holder ran on a clock 2 s ahead
+	lease.mark = previous
+	g, err := ringflake.New(2, ringflake.WithClock(clk), ringflake.WithLease(lease), ringflake.WithStrategy(strategies.Logical(5*time.Second)))
+	require.NoError(t, err)
+	id, err := g.Next()
+	require.NoError(t, err)
+	assert.True(t, id.Time(g.Layout()).After(previous), "the new holder starts after the previous holder's mark")
+	mark, _ := lease.recordingStore.snapshot()
+	assert.True(t, mark.After(previous))
+}

@@ -1,0 +1,100 @@
+package ringflake
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// A NodeSource provides the node id a generator issues IDs under. Node ids
+// are what keep IDs of different generators apart: two generators that
+// share a layout must never use the same node id at the same time.
+//
+// Built in: [StaticNode], [EnvNode] and [OrdinalNode]. Leases on a
+// coordination service live in nested modules (see [Lease]).
+type NodeSource interface {
+	// NodeID returns a node id that fits l. Errors match
+	// [ErrNodeUnavailable] when the source has no id to give, and
+	// [ErrNodeOutOfRange] when its id does not fit l.
+	NodeID(ctx context.Context, l Layout) (int64, error)
+}
+
+// StaticNode is a node id fixed in configuration.
+type StaticNode int64
+
+// NodeID returns n, or an error matching [ErrNodeOutOfRange] when n does
+// not fit l.
+func (n StaticNode) NodeID(_ context.Context, l Layout) (int64, error) {
+	if err := l.checkNode(int64(n)); err != nil {
+		return 0, err
+	}
+	return int64(n), nil
+}
+
+// EnvNode returns a source that reads the node id, in decimal, from the
+// environment variable name each time it is asked (never at import).
+func EnvNode(name string) NodeSource { return envNode(name) }
+
+type envNode string
+
+func (e envNode) NodeID(_ context.Context, l Layout) (int64, error) {
+	v, ok := os.LookupEnv(string(e))
+	if !ok || strings.TrimSpace(v) == "" {
+		return 0, fmt.Errorf("%w: environment variable %s is not set", ErrNodeUnavailable, string(e))
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%w: environment variable %s=%q is not a decimal node id", ErrNodeUnavailable, string(e), v)
+	}
+	return StaticNode(n).NodeID(context.Background(), l)
+}
+
+// OrdinalNode returns a source that takes the node id from the ordinal at
+// the end of a host name, as Kubernetes gives the pods of a StatefulSet
+// ("ids-0", "ids-1", …): the decimal number after the last '-'. An empty
+// hostname means the machine's, read with [os.Hostname] each time the
+// source is asked.
+func OrdinalNode(hostname string) NodeSource { return ordinalNode(hostname) }
+
+type ordinalNode string
+
+func (o ordinalNode) NodeID(_ context.Context, l Layout) (int64, error) {
+	host := string(o)
+	if host == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			return 0, fmt.Errorf("%w: reading the host name: %v", ErrNodeUnavailable, err)
+		}
+		host = h
+	}
+	host, _, _ = strings.Cut(host, ".") // a pod's FQDN: ids-3.ids.default.svc…
+	i := strings.LastIndexByte(host, '-')
+	n, err := strconv.ParseInt(host[i+1:], 10, 64)
+	if i < 0 || err != nil || host[i+1] == '+' {
+		return 0, fmt.Errorf("%w: host name %q does not end in -ORDINAL", ErrNodeUnavailable, host)
+	}
+	return StaticNode(n).NodeID(context.Background(), l)
+}
+
+// A Lease is a node id held on a coordination service for a limited time
+// and renewed in the background: the nested modules
+// github.com/ringflake/ringflake/redis and github.com/ringflake/ringflake/etcd
+// provide them. Pass one to [New] with [WithLease]; the generator then
+// checks Held on every call and fails with [ErrLeaseLost] while it is false,
+// so it never issues under an id someone else may hold.
+//
+// A Lease that also implements [MarkStore] keeps the node's high-water mark
+// with the lease, so the next holder of the id — possibly on a machine
+// whose clock is behind — starts after the IDs of the previous one.
+type Lease interface {
+	// Node returns the leased node id.
+	Node() int64
+
+	// Held reports whether the id is certainly still held: the lease was
+	// renewed recently enough that it cannot have expired, and nobody
+	// else took it. It is called on every ID and must be cheap and safe
+	// for concurrent use (an atomic load).
+	Held() bool
+}
