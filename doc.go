@@ -18,6 +18,11 @@
 // [JSSafeLayout]. Composing and decomposing IDs needs no generator
 // ([Layout.Compose], [Layout.Decompose]).
 //
+// An [ID] is decimal in text and a string in JSON; an [Encoding] writes and
+// reads it as hex, Crockford base32, base58, base62 or base64url too, most
+// of them fixed-width and sorting like the IDs. ID and [NullID] implement
+// database/sql's Scanner and driver.Valuer.
+//
 // A [Generator] remembers what it issued in a ring of 256 slots indexed by
 // tick mod 256 and takes every ID from it with one compare-and-swap, so it
 // never issues an ID twice whatever its clock does. When the clock reads

@@ -52,6 +52,10 @@ var ErrLayoutExpired = errors.New("ringflake: clock is past the layout's last re
 // ID. Details are in a [*SyntaxError].
 var ErrInvalidID = errors.New("ringflake: invalid ID")
 
+// ErrInvalidEncoding is matched by the error [ParseEncoding] returns for a
+// name that is not an encoding's.
+var ErrInvalidEncoding = errors.New("ringflake: unknown encoding")
+
 // ErrInvalidOption is matched by errors about an option given to [New],
 // such as a nil clock.
 var ErrInvalidOption = errors.New("ringflake: invalid option")

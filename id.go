@@ -2,6 +2,7 @@ package ringflake
 
 import (
 	"bytes"
+	"encoding/json"
 	"strconv"
 	"time"
 )
@@ -40,36 +41,28 @@ func (id ID) tick(l Layout) int64 {
 
 // Parse reads the decimal form of an ID: one or more ASCII digits, nothing
 // else (no sign, no spaces), at most 2^63-1. Errors match [ErrInvalidID]
-// and say where the input went wrong.
-func Parse(s string) (ID, error) {
-	if s == "" {
-		return 0, &SyntaxError{Input: s, Offset: -1, Reason: "empty"}
-	}
-	var n uint64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, &SyntaxError{Input: s, Offset: i, Reason: "not a decimal digit " + strconv.QuoteRune(rune(c))}
-		}
-		d := uint64(c - '0')
-		if n > (1<<63-1-d)/10 {
-			return 0, &SyntaxError{Input: s, Offset: i, Reason: "larger than 2^63-1"}
-		}
-		n = n*10 + d
-	}
-	return ID(n), nil
-}
+// and say where the input went wrong. It is [DecimalEncoding]'s Parse;
+// [Encoding] reads the other encodings.
+func Parse(s string) (ID, error) { return parse(decimalKind, s) }
 
 // AppendText appends the decimal form of id to b. It allocates only when b
-// has no room.
-func (id ID) AppendText(b []byte) ([]byte, error) { return strconv.AppendInt(b, int64(id), 10), nil }
+// has no room. A negative ID, which is never valid, is an error matching
+// [ErrInvalidID], since [ID.UnmarshalText] could not read it back.
+func (id ID) AppendText(b []byte) ([]byte, error) {
+	if id < 0 {
+		return b, negativeError(id)
+	}
+	return strconv.AppendInt(b, int64(id), 10), nil
+}
 
-// MarshalText returns the decimal form of id.
+// MarshalText returns the decimal form of id. A negative ID is an error
+// matching [ErrInvalidID].
 func (id ID) MarshalText() ([]byte, error) { return id.AppendText(nil) }
 
-// UnmarshalText reads the decimal form of an ID, as [Parse] does.
+// UnmarshalText reads the decimal form of an ID, as [Parse] does, without
+// copying b.
 func (id *ID) UnmarshalText(b []byte) error {
-	v, err := Parse(string(b))
+	v, err := parse(decimalKind, b)
 	if err != nil {
 		return err
 	}
@@ -77,24 +70,41 @@ func (id *ID) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON returns id as a JSON string of its decimal form.
+// MarshalJSON returns id as a JSON string of its decimal form. A negative
+// ID is an error matching [ErrInvalidID].
 func (id ID) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 22)
+	if id < 0 {
+		return nil, negativeError(id)
+	}
+	b := make([]byte, 0, 21)
 	b = append(b, '"')
 	b = strconv.AppendInt(b, int64(id), 10)
 	return append(b, '"'), nil
 }
 
 // UnmarshalJSON accepts a JSON string holding the decimal form of an ID, or
-// a JSON number without fraction or exponent. JSON null leaves id as it is.
+// a JSON number without sign, fraction or exponent. JSON null leaves id as
+// it is. Errors match [ErrInvalidID].
 func (id *ID) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		return nil
 	}
 	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
-		b = b[1 : len(b)-1]
+		if bytes.IndexByte(b, '\\') >= 0 { // escaped characters, as in "\u0031"
+			var s string
+			if err := json.Unmarshal(b, &s); err != nil {
+				return &SyntaxError{Input: string(b), Offset: -1, Reason: "not a JSON string"}
+			}
+			b = []byte(s)
+		} else {
+			b = b[1 : len(b)-1]
+		}
 	} else if bytes.IndexByte(b, '"') >= 0 {
 		return &SyntaxError{Input: string(b), Offset: -1, Reason: "unterminated JSON string"}
 	}
 	return id.UnmarshalText(b)
+}
+
+func negativeError(id ID) error {
+	return &SyntaxError{Input: id.String(), Offset: -1, Reason: "negative"}
 }

@@ -99,3 +99,36 @@ func TestIDJSON(t *testing.T) {
 		require.ErrorIs(t, err, ringflake.ErrInvalidID, bad)
 	}
 }
+
+func TestIDJSONEscapedString(t *testing.T) {
+	var n struct{ ID ringflake.ID }
+	require.NoError(t, json.Unmarshal([]byte(`{"ID":"\u0031\u0035\u0034\u0031815603606036480"}`), &n))
+	assert.Equal(t, ringflake.ID(1541815603606036480), n.ID)
+
+	id := ringflake.ID(5)
+	require.ErrorIs(t, id.UnmarshalJSON([]byte(`"\x"`)), ringflake.ErrInvalidID, "not JSON")
+	require.ErrorIs(t, id.UnmarshalJSON([]byte(`"\u002D5"`)), ringflake.ErrInvalidID, "an escaped minus sign")
+	assert.Equal(t, ringflake.ID(5), id)
+}
+
+// A negative ID is never valid: writing it as text, JSON or SQL fails
+// rather than produce what the readers would reject.
+func TestIDNegativeDoesNotMarshal(t *testing.T) {
+	id := ringflake.ID(-5)
+	for name, marshal := range map[string]func() error{
+		"MarshalText": func() error { _, err := id.MarshalText(); return err },
+		"AppendText":  func() error { _, err := id.AppendText(nil); return err },
+		"MarshalJSON": func() error { _, err := id.MarshalJSON(); return err },
+		"json.Marshal": func() error {
+			_, err := json.Marshal(struct{ ID ringflake.ID }{id})
+			return err
+		},
+	} {
+		require.ErrorIs(t, marshal(), ringflake.ErrInvalidID, name)
+	}
+	// encoding/json flattens a map key's error into text, so only its
+	// failure can be checked.
+	_, err := json.Marshal(map[ringflake.ID]int{id: 1})
+	require.Error(t, err)
+	assert.Equal(t, "-5", id.String(), "String still shows it, for debugging")
+}

@@ -4,6 +4,12 @@
 # pass of every native fuzz target.
 #
 #   FUZZTIME=10s  how long each fuzz target runs (0 skips fuzzing)
+#
+# Servers that tests of nested modules need (PostgreSQL for sqltest/, Redis
+# for redis/, etcd for etcd/) are
+# started here, throwaway, on 127.0.0.1, and removed when the script exits;
+# their Debian packages are installed when missing (as root). A variable
+# such as RINGFLAKE_TEST_POSTGRES_DSN that is already set is used instead.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -13,6 +19,227 @@ fuzztime=${FUZZTIME:-10s}
 step() { printf '\n== %s\n' "$*"; }
 
 command -v go >/dev/null || { echo "test.sh: go is not installed" >&2; exit 1; }
+
+# --- Throwaway servers -------------------------------------------------------
+# A start_NAME function starts one server for the tests, exports the
+# variable they read, and registers with at_exit how to stop and remove it.
+# The registered commands run when the script exits, however it exits,
+# newest first (stop the server, then remove its directory).
+
+exit_hooks=()
+at_exit() { exit_hooks+=("$1"); }
+run_exit_hooks() {
+  local i
+  for ((i = ${#exit_hooks[@]} - 1; i >= 0; i--)); do
+    eval "${exit_hooks[i]}" || true
+  done
+}
+trap run_exit_hooks EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# apt_install PACKAGE...: installs Debian packages; needs root.
+apt_updated=
+apt_install() {
+  if [ "$(id -u)" != 0 ]; then
+    echo "test.sh: $* is not installed and only root can install it: apt-get install -y $*" >&2
+    return 1
+  fi
+  step "apt-get install $*"
+  if [ -z "$apt_updated" ]; then
+    apt-get update -qq
+    apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+# as_user USER COMMAND...: runs COMMAND as USER when we are root (servers
+# refuse to run as root), as ourselves otherwise.
+as_user() {
+  local user=$1
+  shift
+  if [ "$(id -u)" = 0 ]; then runuser -u "$user" -- "$@"; else "$@"; fi
+}
+
+# free_port: prints a TCP port below the ephemeral range that nothing on
+# 127.0.0.1 listens on. A server that loses the race for it fails to start;
+# callers try again with another port.
+free_port() {
+  local port
+  for _ in $(seq 200); do
+    port=$((20000 + RANDOM % 12000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      echo "$port"
+      return 0
+    fi
+  done
+  echo "test.sh: found no free port on 127.0.0.1" >&2
+  return 1
+}
+
+# make_service_dir NAME OWNER: sets service_dir to a new empty directory,
+# owned by OWNER when we are root, removed at exit. (It sets a variable
+# rather than printing, so that its at_exit is not lost in a subshell.)
+make_service_dir() {
+  service_dir=$(mktemp -d "${TMPDIR:-/tmp}/ringflake-$1.XXXXXX")
+  at_exit "rm -rf '$service_dir'"
+  if [ "$(id -u)" = 0 ]; then chown "$2:" "$service_dir"; fi
+}
+
+# pg_bindir: prints the newest installed PostgreSQL's bin directory.
+pg_bindir() {
+  local dir
+  dir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+  [ -n "$dir" ] && [ -x "$dir/initdb" ] && echo "$dir"
+}
+
+# start_postgres: a PostgreSQL cluster of its own in a temp directory,
+# listening on 127.0.0.1 only, trusting local connections, fsync off.
+# Exports RINGFLAKE_TEST_POSTGRES_DSN.
+start_postgres() {
+  if [ -n "${RINGFLAKE_TEST_POSTGRES_DSN:-}" ]; then
+    step "PostgreSQL: using RINGFLAKE_TEST_POSTGRES_DSN from the environment"
+    return 0
+  fi
+  local bin dir port
+  bin=$(pg_bindir) || { apt_install postgresql && bin=$(pg_bindir); } || {
+    echo "test.sh: no PostgreSQL under /usr/lib/postgresql after installing it" >&2
+    return 1
+  }
+  step "start PostgreSQL ($("$bin/postgres" --version))"
+  make_service_dir postgres postgres
+  dir=$service_dir
+  if ! as_user postgres "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1; then
+    cat "$dir/initdb.log" >&2
+    return 1
+  fi
+  at_exit "as_user postgres '$bin/pg_ctl' -D '$dir/data' -m immediate -s stop >/dev/null 2>&1"
+  for _ in 1 2 3; do
+    port=$(free_port)
+    if as_user postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -s \
+      -o "-c listen_addresses=127.0.0.1 -p $port -k '$dir' -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start; then
+      export RINGFLAKE_TEST_POSTGRES_DSN="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+      echo "listening on 127.0.0.1:$port, data in $dir"
+      return 0
+    fi
+  done
+  echo "test.sh: PostgreSQL did not start; its log:" >&2
+  cat "$dir/server.log" >&2
+  return 1
+}
+
+# apt_install_no_start PACKAGE...: apt_install for packages that ship a
+# service (redis-server, etcd-server). There is no systemd here, so their
+# postinst would run the init script and start the distro's own server;
+# a policy-rc.d that says no (exit 101) stops that, and is removed again
+# unless it was there before.
+apt_install_no_start() {
+  local policy=/usr/sbin/policy-rc.d added= rc=0
+  if [ "$(id -u)" = 0 ] && [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && added=1
+  fi
+  apt_install "$@" || rc=$?
+  if [ -n "$added" ]; then rm -f "$policy"; fi
+  return "$rc"
+}
+
+# start_bg LOG COMMAND...: starts COMMAND in the background with its output
+# in LOG, registers its stop (SIGTERM, then wait) with at_exit, and sets
+# bg_pid.
+start_bg() {
+  local log=$1
+  shift
+  "$@" >"$log" 2>&1 &
+  bg_pid=$!
+  at_exit "kill $bg_pid 2>/dev/null; wait $bg_pid 2>/dev/null"
+}
+
+# wait_ready PID TRIES COMMAND...: polls COMMAND every 0.1 s until it
+# succeeds (0), the process PID exits (1), or TRIES polls fail (1).
+wait_ready() {
+  local pid=$1 tries=$2
+  shift 2
+  for _ in $(seq "$tries"); do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    if ! kill -0 "$pid" 2>/dev/null; then return 1; fi
+    sleep 0.1
+  done
+  return 1
+}
+
+# start_redis: a redis-server of its own in a temp directory, listening on
+# 127.0.0.1 only, without persistence. Exports RINGFLAKE_TEST_REDIS_ADDR,
+# and RINGFLAKE_TEST_REDIS_SERVER (the binary) for the tests of redis/
+# that stop and restart servers of their own.
+start_redis() {
+  if [ -z "${RINGFLAKE_TEST_REDIS_SERVER:-}" ]; then
+    command -v redis-server >/dev/null || apt_install_no_start redis-server
+    RINGFLAKE_TEST_REDIS_SERVER=$(command -v redis-server)
+    export RINGFLAKE_TEST_REDIS_SERVER
+  fi
+  if [ -n "${RINGFLAKE_TEST_REDIS_ADDR:-}" ]; then
+    step "Redis: using RINGFLAKE_TEST_REDIS_ADDR from the environment"
+    return 0
+  fi
+  local dir port
+  step "start Redis ($("$RINGFLAKE_TEST_REDIS_SERVER" --version | cut -d' ' -f1-3))"
+  make_service_dir redis "$(id -un)"
+  dir=$service_dir
+  for _ in 1 2 3; do
+    port=$(free_port)
+    start_bg "$dir/redis.log" "$RINGFLAKE_TEST_REDIS_SERVER" --bind 127.0.0.1 --port "$port" \
+      --dir "$dir" --save '' --appendonly no --daemonize no
+    if wait_ready "$bg_pid" 300 redis-cli -h 127.0.0.1 -p "$port" ping; then
+      export RINGFLAKE_TEST_REDIS_ADDR="127.0.0.1:$port"
+      echo "listening on 127.0.0.1:$port, data in $dir"
+      return 0
+    fi
+  done
+  echo "test.sh: Redis did not start; its log:" >&2
+  cat "$dir/redis.log" >&2
+  return 1
+}
+
+# start_etcd: a single-member etcd of its own in a temp directory,
+# listening on 127.0.0.1 only. Exports RINGFLAKE_TEST_ETCD_ENDPOINTS, and
+# RINGFLAKE_TEST_ETCD_SERVER (the binary) for the tests of etcd/ that stop
+# and restart servers of their own.
+start_etcd() {
+  if [ -z "${RINGFLAKE_TEST_ETCD_SERVER:-}" ] || [ -z "${RINGFLAKE_TEST_ETCD_ENDPOINTS:-}" ]; then
+    if ! command -v etcd >/dev/null || ! command -v etcdctl >/dev/null; then
+      apt_install_no_start etcd-server etcd-client
+    fi
+  fi
+  if [ -z "${RINGFLAKE_TEST_ETCD_SERVER:-}" ]; then
+    RINGFLAKE_TEST_ETCD_SERVER=$(command -v etcd)
+    export RINGFLAKE_TEST_ETCD_SERVER
+  fi
+  if [ -n "${RINGFLAKE_TEST_ETCD_ENDPOINTS:-}" ]; then
+    step "etcd: using RINGFLAKE_TEST_ETCD_ENDPOINTS from the environment"
+    return 0
+  fi
+  local dir client peer
+  step "start etcd ($("$RINGFLAKE_TEST_ETCD_SERVER" --version | head -n 1))"
+  make_service_dir etcd "$(id -un)"
+  dir=$service_dir
+  for _ in 1 2 3; do
+    client=$(free_port)
+    peer=$(free_port)
+    rm -rf "$dir/data"
+    start_bg "$dir/etcd.log" "$RINGFLAKE_TEST_ETCD_SERVER" --name ringflake-test --data-dir "$dir/data" \
+      --listen-client-urls "http://127.0.0.1:$client" --advertise-client-urls "http://127.0.0.1:$client" \
+      --listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
+      --initial-cluster "ringflake-test=http://127.0.0.1:$peer" --logger zap --log-outputs stderr
+    if wait_ready "$bg_pid" 300 env ETCDCTL_API=3 etcdctl --endpoints "http://127.0.0.1:$client" endpoint health; then
+      export RINGFLAKE_TEST_ETCD_ENDPOINTS="http://127.0.0.1:$client"
+      echo "listening on 127.0.0.1:$client, data in $dir"
+      return 0
+    fi
+  done
+  echo "test.sh: etcd did not start; its log:" >&2
+  cat "$dir/etcd.log" >&2
+  return 1
+}
 
 # Every module of the repository, the root first.
 mapfile -t modules < <(git ls-files --cached --others --exclude-standard -- '*go.mod' | xargs -n1 dirname | sort)
@@ -24,6 +251,12 @@ if [ -n "$unformatted" ]; then
   echo "$unformatted" >&2
   exit 1
 fi
+
+# Servers the tests of nested modules need; those tests fail, never skip,
+# without them.
+start_postgres
+start_redis
+start_etcd
 
 for mod in "${modules[@]}"; do
   step "go vet and go test -race in $mod"

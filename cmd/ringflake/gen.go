@@ -14,6 +14,7 @@ func gen(args []string, stdout, stderr io.Writer) error {
 	node := fs.Int64("node", 0, "node id, in [0, the layout's largest node]")
 	layoutFlag := fs.String("layout", "twitter", "layout: twitter, sonyflake, js-safe, or key=value,... (see ringflake.ParseLayout)")
 	strategyFlag := fs.String("strategy", strategies.Default().String(), "rollback strategy, e.g. error, wait:5ms, logical:1s, ring, or a chain")
+	formatFlag := fs.String("format", "dec", "encoding of the IDs: dec, hex, base32, base58, base62 or base64")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -31,6 +32,10 @@ func gen(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("-strategy: %v", err)
 	}
+	enc, err := ringflake.ParseEncoding(*formatFlag)
+	if err != nil {
+		return usagef("-format: %v", err)
+	}
 	g, err := ringflake.New(*node, ringflake.WithLayout(layout), ringflake.WithStrategy(strategy))
 	if err != nil {
 		return err
@@ -43,7 +48,7 @@ func gen(args []string, stdout, stderr io.Writer) error {
 			_ = w.Flush()
 			return err
 		}
-		buf, _ = id.AppendText(buf[:0])
+		buf = enc.Append(buf[:0], id)
 		buf = append(buf, '\n')
 		if _, err := w.Write(buf); err != nil {
 			return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -107,4 +108,112 @@ func TestHelp(t *testing.T) {
 	code, _, errOut := runCLI("gen", "-h")
 	assert.Equal(t, 0, code)
 	assert.Contains(t, errOut, "-strategy")
+}
+
+func TestGenFormats(t *testing.T) {
+	for _, enc := range ringflake.Encodings() {
+		t.Run(enc.String(), func(t *testing.T) {
+			code, out, errOut := runCLI("gen", "-n", "20", "-node", "3", "--format", enc.String())
+			require.Equal(t, 0, code, errOut)
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			require.Len(t, lines, 20)
+			var prev ringflake.ID = -1
+			for _, line := range lines {
+				if enc.Width() > 0 {
+					assert.Len(t, line, enc.Width())
+				}
+				id, err := enc.Parse(line)
+				require.NoError(t, err, line)
+				assert.Greater(t, id, prev)
+				assert.Equal(t, int64(3), id.Node(ringflake.TwitterLayout()))
+				prev = id
+			}
+		})
+	}
+}
+
+func TestParseFormats(t *testing.T) {
+	const want = "id        1541815603606036480\n"
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"decimal", []string{"1541815603606036480"}},
+		{"hex by flag", []string{"-format", "hex", "1565a11f6217a000"}},
+		{"hex by flag, upper case", []string{"--format", "hex", "1565A11F6217A000"}},
+		{"hex by flag with 0x", []string{"-format", "hex", "0x1565a11f6217a000"}},
+		{"hex by 0x", []string{"0x1565a11f6217a000"}},
+		{"hex by 0X", []string{"0X1565A11F6217A000"}},
+		{"hex by name", []string{"hex:1565a11f6217a000"}},
+		{"base32 by flag", []string{"-format", "base32", "1ASD13XH1F800"}},
+		{"base32 as typed", []string{"-format", "base32", "iasd13xhlf8oo"}},
+		{"base32 by name", []string{"base32:1ASD13XH1F800"}},
+		{"base58 by flag", []string{"-format", "base58", "4aaW4SzAyQK"}},
+		{"base58 by name", []string{"base58:4aaW4SzAyQK"}},
+		{"base62 by flag", []string{"-format", "base62", "1ptWyK4WgZU"}},
+		{"base62 by name", []string{"base62:1ptWyK4WgZU"}},
+		{"base64 by flag", []string{"-format", "base64", "FWWhH2IXoAA"}},
+		{"base64 by name", []string{"base64:FWWhH2IXoAA"}},
+		{"name beats flag", []string{"-format", "base58", "dec:1541815603606036480"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCLI(append([]string{"parse"}, tc.args...)...)
+			require.Equal(t, 0, code, errOut)
+			assert.True(t, strings.HasPrefix(out, want), out)
+		})
+	}
+}
+
+// With base58, base62 and base64, whose alphabets have an x, 0x is data,
+// not a prefix.
+func TestParse0xIsDataInBase62(t *testing.T) {
+	want, err := ringflake.Base62Encoding().Parse("0x123456789")
+	require.NoError(t, err)
+	code, out, errOut := runCLI("parse", "-format", "base62", "0x123456789")
+	require.Equal(t, 0, code, errOut)
+	assert.True(t, strings.HasPrefix(out, "id        "+want.String()+"\n"), out)
+}
+
+func TestParseJSON(t *testing.T) {
+	code, out, errOut := runCLI("parse", "--json", "1541815603606036480", "base58:11111111112")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, `{"id":"1541815603606036480","time":"2022-06-28T16:07:40.105Z","tick":367597485448,"node":378,"datacenter":11,"worker":26,"sequence":0}
+{"id":"1","time":"2010-11-04T01:42:54.657Z","tick":0,"node":0,"datacenter":0,"worker":0,"sequence":1}
+`, out)
+
+	code, out, errOut = runCLI("parse", "-json", "-layout", "sonyflake", "300")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, `{"id":"300","time":"2014-09-01T00:00:00Z","tick":0,"node":1,"sequence":44}`+"\n", out)
+
+	var parsed struct {
+		ID   ringflake.ID
+		Time time.Time
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &parsed))
+	assert.Equal(t, ringflake.ID(300), parsed.ID)
+}
+
+func TestFormatErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string // a fragment of stderr naming the problem
+	}{
+		{"gen with an unknown format", []string{"gen", "-format", "base36"}, 2, `-format: unknown encoding "base36"`},
+		{"parse with an unknown format", []string{"parse", "-format", "decimal", "1"}, 2, `-format: unknown encoding "decimal"`},
+		{"unknown encoding name", []string{"parse", "base36:xyz"}, 1, `unknown encoding "base36"`},
+		{"not base58", []string{"parse", "-format", "base58", "4aaW4SzAyQl"}, 1, "not a base58 digit 'l' at offset 10"},
+		{"hex too short", []string{"parse", "0x1f"}, 1, "want 16 hex digits"},
+		{"base32 too large", []string{"parse", "base32:8000000000000"}, 1, "larger than 2^63-1"},
+		{"JSON of a bad ID", []string{"parse", "-json", "12x"}, 1, `invalid ID "12x"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCLI(tc.args...)
+			assert.Equal(t, tc.code, code)
+			assert.Empty(t, out)
+			assert.Contains(t, errOut, tc.want)
+			assert.NotContains(t, errOut, "ringflake: ringflake:", "the prefix appears once")
+		})
+	}
 }

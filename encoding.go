@@ -1,0 +1,319 @@
+package ringflake
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// An Encoding writes IDs as text and reads them back. Get one from
+// [DecimalEncoding], [HexEncoding], [Base32Encoding], [Base58Encoding],
+// [Base62Encoding], [Base64Encoding] or [ParseEncoding]; the zero Encoding
+// is the decimal one.
+//
+//	encoding  width  sorts like IDs  alphabet                 2^63-1 (the largest ID)
+//	dec       1-19   no              0-9                      9223372036854775807
+//	hex       16     yes             0-9 a-f                  7fffffffffffffff
+//	base32    13     yes             Crockford: 0-9 A-Z       7ZZZZZZZZZZZZ
+//	                                 less I L O U
+//	base58    11     yes             Bitcoin: 1-9 A-Z a-z     NQm6nKp8qFC
+//	                                 less 0 I O l
+//	base62    11     yes             0-9 A-Z a-z              AzL8n0Y58m7
+//	base64    11     no              RFC 4648 base64url:      f_________8
+//	                                 A-Z a-z 0-9 - _
+//
+// Every encoding but decimal writes every ID with the same number of
+// characters, padding with its zero digit, and its Parse accepts exactly
+// that many: a truncated or extended ID is an error, never another ID.
+// Where the table says an encoding sorts like IDs, the byte-wise order of
+// the formatted text (strings.Compare, SQL ORDER BY under the "C"
+// collation, a sorted key-value store) is the numeric order of the IDs.
+// Decimal text sorts like IDs only among IDs with the same number of
+// digits. Base64 cannot sort: RFC 4648 puts the letters before the digits,
+// '-' and '_', unlike ASCII.
+//
+// Formatting is canonical: hex is lowercase, base32 uppercase. Parsing is
+// strict — only the alphabet, only the width; no sign, spaces, padding or
+// prefix — except that hex accepts upper case, base32 follows Crockford's
+// decoding rules (lower case accepted; I, i, L and l read as 1; O and o as
+// 0; no hyphens, no check symbol), and decimal, whose width varies, allows
+// leading zeros, as [Parse] does.
+//
+// Hex and base64 write the ID's 8 bytes in big-endian order, so any hex or
+// base64url decoder reads them (base64 without padding: the 11th
+// character's 2 low bits are zero); base32, base58 and base62 write the
+// ID as a number in their base.
+//
+// A negative ID is never valid: every encoding writes it (decimal with a
+// minus sign, the others as its two's-complement uint64) and no Parse reads
+// it back.
+//
+// Encoding is a small immutable value, safe to copy, compare with == and
+// use from many goroutines at once.
+type Encoding struct {
+	kind encodingKind
+}
+
+type encodingKind uint8
+
+const (
+	decimalKind encodingKind = iota
+	hexKind
+	base32Kind
+	base58Kind
+	base62Kind
+	base64Kind
+	numKinds
+)
+
+// spec describes one encoding: name, fixed width (0 when it varies), the
+// digits in value order and the table that maps a byte back to its value
+// (invalid is not a digit).
+type spec struct {
+	name     string
+	width    int
+	sortable bool
+	alphabet string
+	decode   *[256]byte
+}
+
+const invalid = 0xff
+
+const (
+	decimalDigits = "0123456789"
+	hexDigits     = "0123456789abcdef"
+	crockford     = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+	bitcoin58     = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+	base62Digits  = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	base64URL     = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+)
+
+var specs = [numKinds]spec{
+	decimalKind: {name: "dec", alphabet: decimalDigits, decode: decodeTable(decimalDigits, false)},
+	hexKind: {name: "hex", width: 16, sortable: true, alphabet: hexDigits,
+		decode: decodeTable(hexDigits, true)},
+	// Crockford: case-insensitive, I and L are 1, O is 0.
+	base32Kind: {name: "base32", width: 13, sortable: true, alphabet: crockford,
+		decode: decodeTable(crockford, true, "I1", "L1", "O0")},
+	base58Kind: {name: "base58", width: 11, sortable: true, alphabet: bitcoin58,
+		decode: decodeTable(bitcoin58, false)},
+	base62Kind: {name: "base62", width: 11, sortable: true, alphabet: base62Digits,
+		decode: decodeTable(base62Digits, false)},
+	base64Kind: {name: "base64", width: 11, alphabet: base64URL,
+		decode: decodeTable(base64URL, false)},
+}
+
+// decodeTable maps each byte of alphabet to its index, and every other
+// byte to invalid. With caseless, letters count in either case. Each alias
+// "xy" makes x read as the digit y.
+func decodeTable(alphabet string, caseless bool, aliases ...string) *[256]byte {
+	var t [256]byte
+	for i := range t {
+		t[i] = invalid
+	}
+	set := func(c, v byte) {
+		t[c] = v
+		if caseless && 'A' <= c && c <= 'Z' {
+			t[c+'a'-'A'] = v
+		} else if caseless && 'a' <= c && c <= 'z' {
+			t[c-'a'+'A'] = v
+		}
+	}
+	for i := 0; i < len(alphabet); i++ {
+		set(alphabet[i], byte(i))
+	}
+	for _, a := range aliases {
+		set(a[0], t[a[1]])
+	}
+	return &t
+}
+
+// DecimalEncoding returns the decimal encoding, the one [ID.String], [Parse]
+// and the text and JSON forms of an ID use: 1 to 19 digits without leading
+// zeros. It does not sort like IDs.
+func DecimalEncoding() Encoding { return Encoding{decimalKind} }
+
+// HexEncoding returns the hexadecimal encoding: 16 lowercase digits, the
+// ID's 8 bytes in big-endian order. It sorts like IDs. Parse accepts upper
+// case too.
+func HexEncoding() Encoding { return Encoding{hexKind} }
+
+// Base32Encoding returns Douglas Crockford's base32 encoding: 13 characters
+// from 0-9 and A-Z less I, L, O and U. It sorts like IDs. Parse accepts lower
+// case and reads I and L as 1 and O as 0, as Crockford's spec asks.
+func Base32Encoding() Encoding { return Encoding{base32Kind} }
+
+// Base58Encoding returns the base58 encoding with Bitcoin's alphabet (0-9,
+// A-Z and a-z less 0, I, O and l, so no two characters look alike): 11
+// characters. It sorts like IDs.
+func Base58Encoding() Encoding { return Encoding{base58Kind} }
+
+// Base62Encoding returns the base62 encoding with the alphabet 0-9, A-Z,
+// a-z: 11 characters, safe in URLs. It sorts like IDs.
+func Base62Encoding() Encoding { return Encoding{base62Kind} }
+
+// Base64Encoding returns the URL-safe base64 encoding of RFC 4648 without
+// padding: the ID's 8 bytes in big-endian order as 11 characters, readable
+// by any base64url decoder. It does not sort like IDs.
+func Base64Encoding() Encoding { return Encoding{base64Kind} }
+
+// Encodings returns every encoding, decimal first.
+func Encodings() []Encoding {
+	all := make([]Encoding, numKinds)
+	for k := range all {
+		all[k] = Encoding{encodingKind(k)}
+	}
+	return all
+}
+
+// ParseEncoding returns the encoding called name: "dec", "hex", "base32",
+// "base58", "base62" or "base64", the names [Encoding.String] returns.
+// Errors match [ErrInvalidEncoding].
+func ParseEncoding(name string) (Encoding, error) {
+	for k := range specs {
+		if specs[k].name == name {
+			return Encoding{encodingKind(k)}, nil
+		}
+	}
+	return Encoding{}, fmt.Errorf("%w %q: want dec, hex, base32, base58, base62 or base64", ErrInvalidEncoding, name)
+}
+
+func (e Encoding) spec() *spec { return &specs[e.kind] }
+
+// String returns the encoding's name, which [ParseEncoding] reads.
+func (e Encoding) String() string { return e.spec().name }
+
+// Width returns the number of characters of every ID in this encoding, or 0
+// for decimal, whose width varies from 1 to 19.
+func (e Encoding) Width() int { return e.spec().width }
+
+// Sortable reports whether the byte-wise order of valid IDs formatted in
+// this encoding is the numeric order of the IDs: true for hex, base32,
+// base58 and base62.
+func (e Encoding) Sortable() bool { return e.spec().sortable }
+
+// Format returns id in this encoding.
+func (e Encoding) Format(id ID) string {
+	if e.kind == decimalKind {
+		return strconv.FormatInt(int64(id), 10)
+	}
+	var buf [16]byte
+	return string(e.Append(buf[:0], id))
+}
+
+// Append appends id in this encoding to dst and returns the extended
+// buffer. It allocates only when dst has no room.
+func (e Encoding) Append(dst []byte, id ID) []byte {
+	if e.kind == decimalKind {
+		return strconv.AppendInt(dst, int64(id), 10)
+	}
+	s := e.spec()
+	n := len(dst)
+	dst = slices.Grow(dst, s.width)[:n+s.width]
+	out, u := dst[n:], uint64(id)
+	switch e.kind {
+	case hexKind:
+		for i := len(out) - 1; i >= 0; i-- {
+			out[i] = s.alphabet[u&15]
+			u >>= 4
+		}
+	case base32Kind:
+		for i := len(out) - 1; i >= 0; i-- {
+			out[i] = s.alphabet[u&31]
+			u >>= 5
+		}
+	case base58Kind:
+		for i := len(out) - 1; i >= 0; i-- {
+			out[i] = s.alphabet[u%58]
+			u /= 58
+		}
+	case base62Kind:
+		for i := len(out) - 1; i >= 0; i-- {
+			out[i] = s.alphabet[u%62]
+			u /= 62
+		}
+	case base64Kind:
+		// The 64 bits followed by 2 zero bits, in groups of 6.
+		u2 := u << 2
+		out[10] = s.alphabet[u2&63]
+		u >>= 4
+		for i := 9; i >= 0; i-- {
+			out[i] = s.alphabet[u&63]
+			u >>= 6
+		}
+	}
+	return dst
+}
+
+// Parse reads an ID in this encoding. Errors match [ErrInvalidID]; each is
+// a [*SyntaxError] that says where the input went wrong: empty input, a
+// length other than the encoding's width, a character outside the
+// alphabet, a value above 2^63-1 (which includes every negative ID's
+// text), or, in base64, a last character whose 2 low bits are not zero.
+// Parse allocates nothing when it succeeds.
+func (e Encoding) Parse(s string) (ID, error) { return parse(e.kind, s) }
+
+// parse is [Encoding.Parse] for strings and byte slices, so that
+// [ID.UnmarshalText] need not copy its input.
+func parse[T ~string | ~[]byte](kind encodingKind, s T) (ID, error) {
+	sp := &specs[kind]
+	switch {
+	case len(s) == 0:
+		return 0, &SyntaxError{Input: "", Offset: -1, Reason: "empty"}
+	case sp.width != 0 && len(s) != sp.width:
+		return 0, &SyntaxError{Input: string(s), Offset: -1,
+			Reason: fmt.Sprintf("%d characters, want %d %s digits", utf8.RuneCountInString(string(s)), sp.width, sp.name)}
+	}
+	if kind == base64Kind {
+		return parseBase64(sp, s)
+	}
+	base := uint64(len(sp.alphabet))
+	var n uint64 // ≤ 2^63-1, so n*base+d fits in 128 bits
+	for i := 0; i < len(s); i++ {
+		d := sp.decode[s[i]]
+		if d == invalid {
+			return 0, notDigit(sp, s, i)
+		}
+		hi, lo := bits.Mul64(n, base)
+		lo, carry := bits.Add64(lo, uint64(d), 0)
+		if hi|carry != 0 || lo > math.MaxInt64 {
+			return 0, &SyntaxError{Input: string(s), Offset: i, Reason: "larger than 2^63-1"}
+		}
+		n = lo
+	}
+	return ID(n), nil
+}
+
+func parseBase64[T ~string | ~[]byte](sp *spec, s T) (ID, error) {
+	var u uint64
+	for i := 0; i < len(s); i++ {
+		d := sp.decode[s[i]]
+		if d == invalid {
+			return 0, notDigit(sp, s, i)
+		}
+		switch {
+		case i == 0 && d >= 32: // the ID's top bit
+			return 0, &SyntaxError{Input: string(s), Offset: 0, Reason: "larger than 2^63-1"}
+		case i == 10 && d&3 != 0:
+			return 0, &SyntaxError{Input: string(s), Offset: 10,
+				Reason: fmt.Sprintf("last character %q sets bits beyond the ID's 64", rune(s[i]))}
+		case i == 10:
+			u = u<<4 | uint64(d>>2)
+		default:
+			u = u<<6 | uint64(d)
+		}
+	}
+	return ID(u), nil
+}
+
+func notDigit[T ~string | ~[]byte](sp *spec, s T, i int) *SyntaxError {
+	r, _ := utf8.DecodeRuneInString(string(s[i:]))
+	name := sp.name
+	if name == "dec" {
+		name = "decimal"
+	}
+	return &SyntaxError{Input: string(s), Offset: i, Reason: "not a " + name + " digit " + strconv.QuoteRune(r)}
+}

@@ -1,0 +1,207 @@
+package ringflake_test
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/ringflake/ringflake"
+)
+
+// Every encoding of one ID, with its width and whether its text sorts like
+// IDs.
+func ExampleEncoding() {
+	id := ringflake.ID(1541815603606036480)
+	for _, enc := range ringflake.Encodings() {
+		s := enc.Format(id)
+		back, err := enc.Parse(s)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%-6s %-19s width %2d  sortable %-5v  %v\n", enc, s, enc.Width(), enc.Sortable(), back == id)
+	}
+	// Output:
+	// dec    1541815603606036480 width  0  sortable false  true
+	// hex    1565a11f6217a000    width 16  sortable true   true
+	// base32 1ASD13XH1F800       width 13  sortable true   true
+	// base58 4aaW4SzAyQK         width 11  sortable true   true
+	// base62 1ptWyK4WgZU         width 11  sortable true   true
+	// base64 FWWhH2IXoAA         width 11  sortable false  true
+}
+
+// Append writes into a buffer you own and allocates nothing when it has
+// room: format many IDs with one buffer.
+func ExampleEncoding_Append() {
+	enc := ringflake.Base62Encoding()
+	buf := make([]byte, 0, 64)
+	for _, id := range []ringflake.ID{1, 62, 1541815603606036480} {
+		buf = enc.Append(buf, id)
+		buf = append(buf, '\n')
+	}
+	fmt.Print(string(buf))
+	// Output:
+	// 00000000001
+	// 00000000010
+	// 1ptWyK4WgZU
+}
+
+// Parse says what is wrong and where.
+func ExampleEncoding_Parse() {
+	_, err := ringflake.Base58Encoding().Parse("4aaW4SzAyQl")
+	var se *ringflake.SyntaxError
+	fmt.Println(errors.Is(err, ringflake.ErrInvalidID), errors.As(err, &se), se.Offset)
+	fmt.Println(err)
+	// Output:
+	// true true 10
+	// ringflake: invalid ID "4aaW4SzAyQl": not a base58 digit 'l' at offset 10
+}
+
+func ExampleDecimalEncoding() {
+	enc := ringflake.DecimalEncoding()
+	id, err := enc.Parse("1541815603606036480")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(enc.Format(id) == id.String())
+	// Decimal text sorts like IDs only when the lengths agree.
+	fmt.Println(enc.Format(9) < enc.Format(10))
+	// Output:
+	// true
+	// false
+}
+
+// Fixed-width hex sorts like the IDs; Parse takes upper case too.
+func ExampleHexEncoding() {
+	enc := ringflake.HexEncoding()
+	fmt.Println(enc.Format(9), enc.Format(10), enc.Format(9) < enc.Format(10))
+	id, _ := enc.Parse("1565A11F6217A000")
+	fmt.Println(id)
+	// Output:
+	// 0000000000000009 000000000000000a true
+	// 1541815603606036480
+}
+
+// Crockford's base32 reads what people type: lower case, I and L for 1, O
+// for 0. It writes the canonical upper-case form.
+func ExampleBase32Encoding() {
+	enc := ringflake.Base32Encoding()
+	fmt.Println(enc.Format(1541815603606036480))
+	for _, typed := range []string{"1asd13xh1f800", "IASD13XHLF8OO"} {
+		id, err := enc.Parse(typed)
+		fmt.Println(id, err)
+	}
+	// Output:
+	// 1ASD13XH1F800
+	// 1541815603606036480 <nil>
+	// 1541815603606036480 <nil>
+}
+
+// Base58 leaves out the characters people confuse (0, O, I, l) and sorts
+// like the IDs.
+func ExampleBase58Encoding() {
+	enc := ringflake.Base58Encoding()
+	ids := []ringflake.ID{1541815603606036480, 7, 1 << 40}
+	var texts []string
+	for _, id := range ids {
+		texts = append(texts, enc.Format(id))
+	}
+	slices.Sort(texts)
+	fmt.Println(texts)
+	// Output: [11111111118 1111VtB5VXd 4aaW4SzAyQK]
+}
+
+func ExampleBase62Encoding() {
+	enc := ringflake.Base62Encoding()
+	s := enc.Format(1541815603606036480)
+	id, err := enc.Parse(s)
+	fmt.Println(s, id, err)
+	// Output: 1ptWyK4WgZU 1541815603606036480 <nil>
+}
+
+// Base64 is the RFC 4648 URL-safe form of the ID's 8 big-endian bytes, so
+// any base64url decoder reads it. It does not sort like the IDs.
+func ExampleBase64Encoding() {
+	s := ringflake.Base64Encoding().Format(1541815603606036480)
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(s, binary.BigEndian.Uint64(b))
+	// Output: FWWhH2IXoAA 1541815603606036480
+}
+
+func ExampleParseEncoding() {
+	enc, err := ringflake.ParseEncoding("base32") // from a flag or a config file
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(enc.Format(1541815603606036480))
+	_, err = ringflake.ParseEncoding("base36")
+	fmt.Println(errors.Is(err, ringflake.ErrInvalidEncoding))
+	// Output:
+	// 1ASD13XH1F800
+	// true
+}
+
+// In JSON an ID is a string, because JavaScript numbers lose integers above
+// 2^53; a number is accepted too, and IDs work as map keys.
+func ExampleID_MarshalJSON() {
+	type order struct {
+		ID     ringflake.ID            `json:"id"`
+		Parent ringflake.ID            `json:"parent"`
+		Items  map[ringflake.ID]string `json:"items"`
+	}
+	b, err := json.Marshal(order{ID: 1541815603606036480, Parent: 4096, Items: map[ringflake.ID]string{7: "pen"}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(b))
+
+	var o order
+	err = json.Unmarshal([]byte(`{"id":1541815603606036480,"parent":"4096","items":{"7":"pen"}}`), &o)
+	fmt.Println(o.ID, o.Parent, o.Items, err)
+	// Output:
+	// {"id":"1541815603606036480","parent":"4096","items":{"7":"pen"}}
+	// 1541815603606036480 4096 map[7:pen] <nil>
+}
+
+// database/sql calls Scan with what the driver read: an int64 from a
+// BIGINT column, text from a text column.
+func ExampleID_Scan() {
+	var fromBigint, fromText ringflake.ID
+	_ = fromBigint.Scan(int64(1541815603606036480))
+	_ = fromText.Scan([]byte("1541815603606036480"))
+	fmt.Println(fromBigint, fromText)
+
+	err := fromBigint.Scan(nil) // NULL needs a NullID
+	fmt.Println(errors.Is(err, ringflake.ErrInvalidID))
+	// Output:
+	// 1541815603606036480 1541815603606036480
+	// true
+}
+
+// database/sql calls Value to send an ID: it is an int64.
+func ExampleID_Value() {
+	v, err := ringflake.ID(1541815603606036480).Value()
+	fmt.Printf("%T %v %v\n", v, v, err)
+	// Output: int64 1541815603606036480 <nil>
+}
+
+// A NullID holds a nullable column, as sql.NullInt64 does.
+func ExampleNullID() {
+	var parent ringflake.NullID
+	_ = parent.Scan(nil)
+	fmt.Println(parent.Valid)
+	_ = parent.Scan(int64(4096))
+	fmt.Println(parent.ID, parent.Valid)
+
+	v, _ := ringflake.NullID{}.Value()
+	fmt.Println(v)
+	// Output:
+	// false
+	// 4096 true
+	// <nil>
+}
