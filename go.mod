@@ -8,4 +8,4 @@ require (
 	golang.org/x/sync v0.19.0
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require go.yaml.in/yaml/v3 v3.0.5

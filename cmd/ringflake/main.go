@@ -2,14 +2,24 @@
 //
 // Usage:
 //
-//	ringflake gen [-n COUNT] [-node N] [-layout LAYOUT] [-strategy STRATEGY]
-//	ringflake parse [-layout LAYOUT] ID...
+//	ringflake gen [-n COUNT] [-node N] [-layout LAYOUT] [-strategy STRATEGY] [-format FORMAT]
+//	ringflake parse [-layout LAYOUT] [-format FORMAT] [-json] ID...
+//	ringflake replay [-strategy STRATEGY | -all-strategies] [-format table|json] [-plot FILE|DIR] FILE...
+//	ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate 1/ms]
 //
 // gen prints COUNT new IDs, one per line. parse prints the time (RFC 3339,
 // UTC), node and sequence of each ID. LAYOUT is a preset (twitter,
 // sonyflake, js-safe) or a key=value list (see ringflake.ParseLayout);
 // STRATEGY is a strategy string such as "ring,wait:5ms,error" (see
-// strategies.Parse).
+// strategies.Parse). FORMAT is an ID encoding: dec (the default), hex,
+// base32, base58, base62 or base64 (see ringflake.Encoding); parse also
+// reads an ID written NAME:TEXT in encoding NAME, and 0x... as hex, and
+// with -json prints one JSON object per ID.
+//
+// replay replays clock-skew scenario files (see package scenario) on a
+// simulated clock against strategies and reports what each did; record
+// samples this host's wall clock against its monotonic clock and writes
+// the steps, freezes and drifts it sees as a scenario file.
 //
 // Exit status: 0 on success, 1 when the work failed (a bad ID, a generator
 // error), 2 on a usage error.
@@ -45,8 +55,10 @@ func usagef(format string, args ...any) error {
 }
 
 const usage = `usage:
-  ringflake gen [-n COUNT] [-node N] [-layout LAYOUT] [-strategy STRATEGY]
-  ringflake parse [-layout LAYOUT] ID...
+  ringflake gen [-n COUNT] [-node N] [-layout LAYOUT] [-strategy STRATEGY] [-format FORMAT]
+  ringflake parse [-layout LAYOUT] [-format FORMAT] [-json] ID...
+  ringflake replay [-strategy STRATEGY | -all-strategies] [-format table|json] [-plot FILE|DIR] FILE...
+  ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate 1/ms]
 
 Run "ringflake COMMAND -h" for a command's flags.
 `
@@ -64,6 +76,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = gen(args[1:], stdout, stderr)
 	case "parse":
 		err = parse(args[1:], stdout, stderr)
+	case "replay":
+		err = replay(args[1:], stdout, stderr)
+	case "record":
+		err = record(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ringflake/ringflake/scenario"
+)
+
+// hostClock is the clock record samples: the host's wall clock read
+// together with its monotonic clock, and a way to let time pass.
+type hostClock interface {
+	// Read returns the wall clock, without a monotonic reading, and the
+	// monotonic time elapsed since some fixed instant, read together.
+	Read() (wall time.Time, mono time.Duration)
+	// Sleep waits d, or returns ctx's error when ctx ends first.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// systemClock is the host's clock: time.Now carries both readings.
+type systemClock struct{ start time.Time }
+
+func (c systemClock) Read() (time.Time, time.Duration) {
+	now := time.Now()
+	return now.Round(0), now.Sub(c.start) // Sub uses the monotonic readings
+}
+
+func (systemClock) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func record(args []string, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return recordWith(ctx, systemClock{start: time.Now()}, args, stdout, stderr, isTerminal(stderr))
+}
+
+// recordWith is record on clock c, showing progress or not.
+func recordWith(ctx context.Context, c hostClock, args []string, stdout, stderr io.Writer, progress bool) error {
+	fs := newFlags("record", stderr)
+	duration := fs.Duration("duration", 0, "how long to record (required); interrupt to stop early and keep what was recorded")
+	out := fs.String("out", "", "scenario file to write (required); - for standard output")
+	every := fs.Duration("every", 10*time.Millisecond, "sampling interval")
+	threshold := fs.Duration("threshold", scenario.DefaultThreshold, "smallest step reported")
+	window := fs.Duration("window", scenario.DefaultWindow, "window over which drift is measured")
+	rate := fs.String("rate", "1/ms", "steady load written into the scenario, in calls per time unit")
+	name := fs.String("name", "", "the scenario's name; default: the file name without extension")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: ringflake record -duration D -out FILE [flags]\n\n"+
+			"Samples this host's wall clock against its monotonic clock and writes the steps, freezes and\n"+
+			"drifts it sees as a scenario file for ringflake replay. (On Linux, NTP slews move the\n"+
+			"monotonic clock too, so only steps and freezes show.)\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usagef("record takes no arguments, got %q", fs.Args())
+	case *duration <= 0:
+		return usagef("-duration: want a positive duration such as 10m")
+	case *out == "":
+		return usagef("-out: want the scenario file to write, or -")
+	case *every <= 0 || *every > *duration:
+		return usagef("-every %v: want a positive interval no longer than -duration", *every)
+	case *threshold <= 0:
+		return usagef("-threshold %v: want a positive duration", *threshold)
+	case *window < *every:
+		return usagef("-window %v: want at least the sampling interval", *window)
+	}
+	load, err := scenario.ParseRate(*rate)
+	if err != nil {
+		return usagef("-rate %q: want calls per time unit such as 1/ms or 500/s", *rate)
+	}
+
+	rec := scenario.Recorder{Threshold: *threshold, Window: *window}
+	wall, mono := c.Read()
+	rec.Observe(wall, mono)
+	first, from := mono, wall
+	interrupted := false
+	for next := *every; next <= *duration; next += *every {
+		target := first + next
+		if target <= mono {
+			continue // sampling fell behind: skip to the next instant ahead
+		}
+		if err := c.Sleep(ctx, target-mono); err != nil {
+			interrupted = true
+			break
+		}
+		wall, mono = c.Read()
+		rec.Observe(wall, mono)
+		if progress {
+			fmt.Fprintf(stderr, "\rrecording: %v of %v, %d samples", (mono - first).Round(time.Second), *duration, rec.Samples())
+		}
+	}
+	if progress {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+
+	s := rec.Scenario()
+	if s == nil {
+		return fmt.Errorf("record: stopped before a second sample; nothing to write")
+	}
+	s.Load.Rate = load
+	s.Name = *name
+	if s.Name == "" && *out != "-" {
+		base := filepath.Base(*out)
+		s.Name = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "this host"
+	}
+	s.Comment = fmt.Sprintf("Recorded by `ringflake record` on %s from %s for %v:\n"+
+		"its wall clock sampled against its monotonic clock every %v. Steps of\n"+
+		"%v or more, freezes, and drift changes of %g ppm or more are kept.\n"+
+		"The load below is a placeholder: set it to your service's, and add\n"+
+		"expectations for the strategy you run.",
+		host, from.UTC().Format(time.RFC3339), s.Duration.Round(time.Millisecond), *every, *threshold, scenario.DefaultMinDrift*1e6)
+
+	var buf bytes.Buffer
+	if _, err := s.WriteTo(&buf); err != nil {
+		return err
+	}
+	if *out == "-" {
+		_, err = stdout.Write(buf.Bytes())
+	} else {
+		err = os.WriteFile(*out, buf.Bytes(), 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	counts := map[scenario.Kind]int{}
+	for _, ev := range s.Events {
+		counts[ev.Kind]++
+	}
+	stopped := ""
+	if interrupted {
+		stopped = " (interrupted)"
+	}
+	fmt.Fprintf(stderr, "recorded %d samples over %v%s: %d steps, %d freezes, %d drift changes\n",
+		rec.Samples(), s.Duration.Round(time.Millisecond), stopped, counts[scenario.Step], counts[scenario.Freeze], counts[scenario.Drift])
+	return nil
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// shippedScenarios returns the scenario files of the repository.
+func shippedScenarios(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("../../scenarios/*.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	return files
+}
+
+// jsonReport is the part of a report's JSON the tests read.
+type jsonReport struct {
+	Scenario   string           `json:"scenario"`
+	File       string           `json:"file"`
+	Strategy   string           `json:"strategy"`
+	OK         bool             `json:"ok"`
+	Calls      int64            `json:"calls"`
+	Issued     int64            `json:"issued"`
+	Duplicates int64            `json:"duplicates"`
+	OutOfOrder int64            `json:"out_of_order"`
+	Errors     map[string]int64 `json:"errors"`
+	MaxStall   int64            `json:"max_stall_ns"`
+	Unmet      []string         `json:"unmet"`
+	Promise    struct {
+		Monotonic bool `json:"monotonic"`
+	} `json:"promise"`
+}
+
+func replayJSON(t *testing.T, args ...string) []jsonReport {
+	t.Helper()
+	code, out, errOut := runCLI(append([]string{"replay", "-format", "json"}, args...)...)
+	require.Equal(t, 0, code, errOut)
+	var reports []jsonReport
+	require.NoError(t, json.Unmarshal([]byte(out), &reports), out)
+	return reports
+}
+
+func TestReplayEveryShippedScenario(t *testing.T) {
+	files := shippedScenarios(t)
+	code, out, errOut := runCLI(append([]string{"replay", "-all-strategies"}, files...)...)
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	assert.Empty(t, errOut, "no progress when stderr is not a terminal")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	assert.Len(t, lines, 1+5*len(files), "a header and one row per scenario and strategy")
+	assert.Equal(t, []string{"SCENARIO", "STRATEGY", "ISSUED", "DUPLICATES", "OUT", "OF", "ORDER", "ERRORS", "MAX", "STALL",
+		"MAX", "LEAD", "MAX", "LAG", "BORROWED", "RESULT"}, strings.Fields(lines[0]))
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		assert.Equal(t, "ok", f[len(f)-1], l)
+		assert.Equal(t, "0", f[3], "no duplicates: %s", l)
+	}
+	var row []string
+	for _, l := range lines {
+		if f := strings.Fields(l); f[0] == "small-step-back" && f[1] == "error" {
+			row = f
+		}
+	}
+	assert.Equal(t, []string{"small-step-back", "error", "980", "0", "0", "rollback=20", "0", "0", "0", "0", "ok"}, row,
+		"the error strategy fails on a -3ms step")
+
+	reports := replayJSON(t, append([]string{"-all-strategies"}, files...)...)
+	require.Len(t, reports, 5*len(files))
+	for _, r := range reports {
+		assert.True(t, r.OK, "%s %s: %v", r.Scenario, r.Strategy, r.Unmet)
+		assert.Zero(t, r.Duplicates)
+		assert.Equal(t, r.Calls, r.Issued+r.Errors["rollback"]+r.Errors["expired"]+r.Errors["before_epoch"]+r.Errors["other"])
+		if r.Promise.Monotonic {
+			assert.Zero(t, r.OutOfOrder)
+		}
+	}
+}
+
+func TestReplayChoosesStrategies(t *testing.T) {
+	file := "../../scenarios/small-step-back.yaml"
+	names := func(rs []jsonReport) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.Strategy)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"ring,wait:5ms,error"}, names(replayJSON(t, file)), "the default strategy")
+	assert.Equal(t, []string{"error", "ring"}, names(replayJSON(t, "-strategy", "error", file, "--strategy", "ring")),
+		"repeated, and flags after the file")
+
+	dir := t.TempDir()
+	extra := writeScenario(t, dir, "extra.yaml", stepBack+"expect:\n  \"logical:50ms\": {available: true}\n  ring: {available: true}\n")
+	assert.Equal(t, []string{"error", "wait:5ms", "logical:1s", "ring", "ring,wait:5ms,error", "logical:50ms"},
+		names(replayJSON(t, "-all-strategies", extra)), "the built-ins and those the file has expectations for")
+}
+
+const stepBack = `# A step back.
+start: 2026-11-22T12:00:00Z
+duration: 40ms
+load: {rate: 10/ms}
+events:
+  - {at: 20ms, step: -3ms}
+`
+
+func writeScenario(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+	return path
+}
+
+// A file whose expectations are not met fails the command, with the
+// reason next to the table.
+func TestReplayFailsOnUnmetExpectations(t *testing.T) {
+	dir := t.TempDir()
+	file := writeScenario(t, dir, "gate.yaml", stepBack+"expect:\n  error: {available: true}\n  ring: {available: true}\n")
+
+	code, out, errOut := runCLI("replay", "-strategy", "ring", file)
+	assert.Equal(t, 0, code, "%s\n%s", out, errOut)
+
+	code, out, errOut = runCLI("replay", "-strategy", "ring", "-strategy", "error", file)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "FAIL gate [error]: expectation not met: "+file+":8: expect.error.available: want true, got false")
+	assert.NotContains(t, out, "FAIL gate [ring]")
+	assert.Contains(t, errOut, "ringflake: replay failed: 1 of 2 replays broke a promise or missed an expectation")
+	assert.NotContains(t, errOut, "ringflake: ringflake:")
+
+	var reports []jsonReport
+	code, out, _ = runCLI("replay", "-format", "json", "-strategy", "error", file)
+	assert.Equal(t, 1, code)
+	require.NoError(t, json.Unmarshal([]byte(out), &reports))
+	require.Len(t, reports, 1)
+	assert.False(t, reports[0].OK)
+	assert.Equal(t, []string{file + ":8: expect.error.available: want true, got false"}, reports[0].Unmet)
+}
+
+func TestReplayErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := writeScenario(t, dir, "good.yaml", stepBack)
+	bad := writeScenario(t, dir, "bad.yaml", stepBack+"  - {at: 30ms, slew: 1ms}\n")
+	sony := writeScenario(t, dir, "sony.yaml", stepBack+"layout: sonyflake\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string // a fragment of stderr
+	}{
+		{"no file", []string{"replay"}, 2, "at least one scenario file"},
+		{"both strategy flags", []string{"replay", "-strategy", "ring", "-all-strategies", good}, 2, "exclude each other"},
+		{"bad format", []string{"replay", "-format", "xml", good}, 2, `-format "xml"`},
+		{"bad strategy", []string{"replay", "-strategy", "ring,,error", good}, 2, "part 2"},
+		{"one plot file for two scenarios", []string{"replay", "-plot", filepath.Join(dir, "p.svg"), good, good}, 2, "give a directory"},
+		{"malformed file", []string{"replay", bad, good}, 1, bad + `:7: events[1].slew: unknown event "slew"`},
+		{"missing file", []string{"replay", filepath.Join(dir, "none.yaml")}, 1, "none.yaml"},
+		{"strategy that does not fit the layout", []string{"replay", "-strategy", "logical:1ms", sony}, 1, "one time unit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := runCLI(tc.args...)
+			assert.Equal(t, tc.code, code)
+			assert.Contains(t, errOut, tc.want)
+			assert.NotContains(t, errOut, "ringflake: ringflake:")
+		})
+	}
+	// The good file of a mixed run is still replayed and reported.
+	code, out, errOut := runCLI("replay", bad, good)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "good ")
+	assert.Contains(t, errOut, "1 of 2 files could not be replayed")
+}
+
+func TestReplayProgress(t *testing.T) {
+	var out, errOut bytes.Buffer
+	require.NoError(t, replayWith(context.Background(), []string{"../../scenarios/small-step-back.yaml"}, &out, &errOut, true))
+	assert.Contains(t, errOut.String(), "\rreplaying small-step-back [ring,wait:5ms,error]   0%")
+	assert.Contains(t, errOut.String(), "100%")
+	assert.True(t, strings.HasSuffix(errOut.String(), "\r\033[K"), "the progress line is cleared")
+	assert.Contains(t, out.String(), "small-step-back")
+
+	assert.False(t, isTerminal(&out))
+	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
+	require.NoError(t, err)
+	defer f.Close()
+	assert.False(t, isTerminal(f), "a regular file is not a terminal")
+}
+
+func TestReplayInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errOut bytes.Buffer
+	err := replayWith(ctx, []string{"../../scenarios/small-step-back.yaml"}, &out, &errOut, false)
+	require.ErrorIs(t, err, context.Canceled)
+}

@@ -1,0 +1,102 @@
+// Package scenario replays clock-skew scenarios against ringflake's
+// rollback strategies, so that a team can prove in CI that the strategy it
+// chose survives the clock its hosts really have.
+//
+// A scenario file tells a story on a simulated clock: where the wall clock
+// starts, the load on the generator, and timed events that step, freeze,
+// drift or jitter the wall clock. [Replay] runs it against one strategy on
+// package simclock, checks every call against the strategy's promises and
+// returns a [Report]: IDs issued, duplicates, IDs out of order, errors by
+// kind, the longest stall, the largest lead ahead of and lag behind the
+// wall clock, and the time borrowed from the future. A file can state what
+// it expects of each strategy; the report lists what was not met. [Run] is
+// the same for Go tests, and the command `ringflake replay` for CI.
+//
+// # The file format
+//
+// A scenario is a YAML file. The comment at its top says what real event it
+// models; it shows in reports and plots.
+//
+//	# A small NTP step back (−3 ms), as chronyd's makestep applies it.
+//	name: small-step-back           # optional; the file name without extension
+//	start: 2026-11-22T12:00:00Z     # the wall clock at the start, RFC 3339
+//	layout: twitter                 # optional: a ringflake.ParseLayout string
+//	node: 7                         # optional, default 0
+//	duration: 100ms                 # true time the replay runs
+//	load:
+//	  rate: 10/ms                   # steady calls per time unit: 10/ms, 2500/s, 3/10ms
+//	  goroutines: 4                 # simulated callers, default 1
+//	  bursts:                       # extra calls
+//	    - {at: 20ms, count: 12288}              # all due at 20ms
+//	    - {at: 50ms, count: 500, over: 10ms}    # spread over 50ms..60ms
+//	events:                         # at: true time since the start
+//	  - {at: 50ms, step: -3ms}                  # step the wall clock (± duration)
+//	  - {at: 60ms, freeze: 20ms}                # stop it for 20ms of true time
+//	  - {at: 0s, drift: -0.5%}                  # run 0.5% slow (or -5000ppm, -0.005)
+//	  - {at: 0s, jitter: 2ms, seed: 42}         # reads scatter ±2ms (0 turns it off)
+//	  - {at: 80ms, restart: crash}              # or clean; rejected for now, see below
+//	expect:                         # optional, per strategy (strategies.Parse syntax) or all
+//	  all: {duplicates: 0}
+//	  error: {available: false}
+//	  "wait:5ms": {errors: 0, max_stall: 5ms}
+//	  ring: {errors: {rollback: 0}, out_of_order: ">0", max_lead: 3ms}
+//
+// Durations use Go's syntax (time.ParseDuration). Expectation values are
+// counts (a plain number means exactly; prefix ==, <, <=, > or >=, quoted
+// because a plain > starts a YAML block), durations (a plain value means at
+// most) or, for available, true (no errors) or false (some errors); the
+// fields are those of [Bound]. A restart event is part of the format but is
+// rejected with [ErrRestartUnsupported] until replays can carry a
+// generator's persisted high-water mark across it.
+//
+// Every error about a file is an [*Error] that names the file, the line and
+// the field, and matches [ErrInvalid]: unknown fields and events, values of
+// the wrong type, bad times and durations, negative durations where they
+// make no sense, events after the end, unknown strategies (also matching
+// strategies.ErrInvalidStrategy), layouts (ringflake.ErrInvalidLayout) and
+// node ids (ringflake.ErrNodeOutOfRange).
+//
+// # The replay
+//
+// The scenario's clock is a simclock.Clock; its events are scheduled with
+// Clock.Schedule, so each fires at its exact instant of true time. Calls
+// are due at instants given by the load: the steady rate spreads its calls
+// evenly (call k at k × unit / count), a burst puts its calls at one
+// instant or spreads them over its span. The first idle caller makes a due
+// call; a call due while every caller is busy starts as soon as one is
+// free, so a stalled generator builds a queue as it would in a service.
+//
+// Callers are goroutines, but only one runs at a time, and when a call
+// waits on the clock (a wait strategy sitting out a rollback, a used-up
+// tick) the caller is parked until true time reaches the end of its wait
+// while the other callers go on. What happens next is always the earliest
+// of: a parked caller waking, or the next due call going to the
+// lowest-numbered idle caller; a caller waking goes first when both can
+// happen at the same instant. Simulated time only moves from one such
+// instant to the next.
+//
+// This makes replays deterministic: the same file and strategy give the
+// same report, field for field, with any number of goroutines, on any
+// machine, under the race detector too. It also means the replay shows the
+// interleavings of a scheduler that is fair and instantaneous, not every
+// interleaving a real machine could produce; the ring's compare-and-swap,
+// which makes IDs unique under any interleaving, is proved by the core
+// package's concurrency tests, not here.
+//
+// # What is checked on every call
+//
+// The promises of a strategy come from its steps ([PromiseOf]):
+// uniqueness for every strategy; IDs greater than every ID returned before
+// the call started for error, wait and logical and chains of them; a stall
+// of at most the longest wait (plus one tick for a used-up sequence, and
+// the jitter) measured on the wall clock with its steps taken out, and on
+// true time as well when the clock has no freeze, drift or jitter; IDs no
+// further ahead of the clock than the longest logical lead, unless a ring
+// step issued them at or below the newest tick already issued. The clock a
+// call is compared with allows for the generator reading the wall clock
+// only once per tick: it may believe in any wall time of the last tick of
+// true time. A broken promise is a [Violation] in the report.
+//
+// Replays are fast: every shipped scenario against every built-in strategy
+// takes well under a second. A scenario may make at most [MaxCalls] calls.
+package scenario

@@ -1,0 +1,622 @@
+package scenario
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/simclock"
+	"github.com/ringflake/ringflake/strategies"
+)
+
+// An Option configures [Replay].
+type Option interface {
+	apply(*options)
+}
+
+type options struct {
+	progress func(done, total time.Duration)
+	trace    bool
+}
+
+type optionFunc func(*options)
+
+func (f optionFunc) apply(o *options) { f(o) }
+
+// WithProgress makes [Replay] call f as the replay advances, with the true
+// time replayed so far and the scenario's duration: at the start, about
+// every 1 % of the duration, and at the end. f is called from the
+// replay's goroutines, one call at a time, and should return quickly.
+func WithProgress(f func(done, total time.Duration)) Option {
+	return optionFunc(func(o *options) { o.progress = f })
+}
+
+// WithTrace makes [Replay] record a [Trace] in the report, for drawing.
+func WithTrace() Option {
+	return optionFunc(func(o *options) { o.trace = true })
+}
+
+// Replay runs scenario s against strategy on a simulated clock and
+// reports what happened. It checks every call against the strategy's
+// [Promise] (violations are in the report, not an error) and the report
+// against the scenario's expectations for every strategy and for this one
+// (Report.Unmet). Report.OK tells whether both held.
+//
+// Errors: those of [Scenario.Validate] (matching [ErrInvalid], or
+// [ErrRestartUnsupported]); strategies.ErrInvalidStrategy when strategy is
+// nil or does not fit the layout; ctx.Err() when ctx ends first, which
+// stops the replay within 1024 calls.
+func Replay(ctx context.Context, s *Scenario, strategy strategies.Strategy, opts ...Option) (*Report, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if err := strategies.Validate(strategy, s.layout().Unit()); err != nil {
+		return nil, err
+	}
+	var o options
+	for _, opt := range opts {
+		if opt != nil {
+			opt.apply(&o)
+		}
+	}
+	e, err := newEngine(ctx, s, strategy, o)
+	if err != nil {
+		return nil, err
+	}
+	e.run()
+	if e.cancelled {
+		return nil, ctx.Err()
+	}
+	r := e.finish()
+	r.Unmet = s.check(r)
+	return r, nil
+}
+
+// The engine is a discrete-event simulation. Simulated callers are real
+// goroutines, but only one of them runs at a time: the one holding the
+// turn. A caller gives up the turn when its call returns or when the
+// generator waits on the clock (After); it then runs the scheduler, next,
+// which picks what happens next — the earliest wake-up of a waiting
+// caller, or the next due call for the lowest-numbered idle caller,
+// wake-ups first when both can happen at the same instant — advances the
+// simulated clock to that instant (firing the scenario's events on the
+// way) and hands the turn over. So the order of
+// everything is a function of the scenario and the strategy alone, and the
+// hand-overs through channels order all memory accesses for the race
+// detector. With one caller the turn never changes hands.
+type engine struct {
+	ctx     context.Context
+	s       *Scenario
+	opt     options
+	clk     *simclock.Clock
+	gen     *ringflake.Generator
+	layout  ringflake.Layout
+	unit    time.Duration
+	promise Promise
+	rep     *Report
+
+	// The clock as last advanced. Only the scheduler moves it.
+	mono    time.Duration
+	wall    time.Time     // without jitter
+	stepped time.Duration // sum of the steps fired so far
+	marks   []mark        // sliding maximum of the wall's tick over the last tick of true time
+	slack   int64         // ticks the jitter may shift a reading
+	fast    float64       // the largest rate at which the wall clock runs ahead of true time
+	exact   bool          // no jitter, drift or freeze: true time bounds stalls exactly
+
+	stops    []stop // instants the scheduler stops at, in order
+	nextStop int
+	streams  []stream
+	workers  []*worker
+	current  *worker
+
+	cancelled    bool
+	callN        int64
+	ids          []issued
+	maxID        ringflake.ID
+	anyID        bool
+	newest       int64 // greatest tick issued, -1 before the first
+	nextProgress time.Duration
+	trace        *Trace
+	buckets      []IDBucket
+	errBuckets   []int64
+}
+
+type worker struct {
+	resume   chan struct{}
+	busy     bool // making a call
+	sleeping bool // waiting in After until wakeAt
+	wakeAt   time.Duration
+}
+
+// stop is an instant the clock must pass through on its own: an event
+// (steps sums the steps fired then), the end of a freeze, a trace sample.
+type stop struct {
+	at    time.Duration
+	steps time.Duration
+}
+
+type mark struct {
+	mono time.Duration
+	tick int64
+}
+
+type issued struct {
+	id   ringflake.ID
+	call int64
+	at   time.Duration
+}
+
+func newEngine(ctx context.Context, s *Scenario, strategy strategies.Strategy, o options) (*engine, error) {
+	l := s.layout()
+	e := &engine{ctx: ctx, s: s, opt: o, layout: l, unit: l.Unit(), promise: PromiseOf(strategy),
+		clk: simclock.New(s.Start), newest: -1, exact: true,
+		rep: &Report{Scenario: s.Name, File: s.File, Strategy: strategy.String(), Errors: ErrorMap{}}}
+	e.rep.Promise = e.promise
+
+	events := slices.Clone(s.Events)
+	slices.SortStableFunc(events, func(a, b Event) int { return cmp.Compare(a.At, b.At) })
+	var script []simclock.Event
+	for _, ev := range events {
+		ce, ok := ev.clock()
+		if !ok {
+			return nil, s.fail("events", ErrRestartUnsupported, "%v: restart events need restart safety, which is not available yet", ev)
+		}
+		script = append(script, ce)
+		st := stop{at: ev.At}
+		switch ev.Kind {
+		case Step:
+			st.steps = ev.D
+		case Freeze:
+			e.exact = false
+			if ev.D <= math.MaxInt64-ev.At {
+				e.stops = append(e.stops, stop{at: ev.At + ev.D})
+			}
+		case Drift:
+			e.exact = e.exact && ev.Rate == 0
+			e.fast = max(e.fast, ev.Rate)
+		case Jitter:
+			e.exact = e.exact && ev.D == 0
+			e.slack = max(e.slack, int64((ev.D+e.unit-1)/e.unit))
+		}
+		e.stops = append(e.stops, st)
+	}
+	if err := e.clk.Schedule(script...); err != nil {
+		return nil, &Error{File: s.File, Field: "events", Reason: trimPrefix(err), Err: err}
+	}
+	if o.trace {
+		bucket := (s.Duration + TraceBuckets - 1) / TraceBuckets
+		e.trace = &Trace{Start: s.Start, Unit: e.unit, Bucket: bucket, Events: events}
+		for at := time.Duration(0); at < s.Duration; at += bucket {
+			e.stops = append(e.stops, stop{at: at})
+		}
+		e.stops = append(e.stops, stop{at: s.Duration})
+	}
+	slices.SortStableFunc(e.stops, func(a, b stop) int { return cmp.Compare(a.at, b.at) })
+	e.mergeStops()
+
+	var err error
+	if e.streams, err = s.calls(); err != nil {
+		return nil, err
+	}
+	e.workers = make([]*worker, s.goroutines())
+	for i := range e.workers {
+		e.workers[i] = &worker{resume: make(chan struct{})}
+	}
+	e.wall = e.clk.Wall()
+	e.mark(l.Tick(e.wall))
+	if err := e.start(strategy); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// mergeStops merges stops at the same instant, adding up their steps.
+func (e *engine) mergeStops() {
+	out := e.stops[:0]
+	for _, st := range e.stops {
+		if n := len(out); n > 0 && out[n-1].at == st.at {
+			out[n-1].steps += st.steps
+			continue
+		}
+		out = append(out, st)
+	}
+	e.stops = out
+}
+
+// start makes the generator the replay calls. A restart event, once
+// restart safety exists, will be carried out as a stop of the scheduler
+// that abandons the calls under way and calls start again with the
+// persisted high-water mark of the previous generator.
+func (e *engine) start(strategy strategies.Strategy) error {
+	g, err := ringflake.New(e.s.Node, ringflake.WithClock(engineClock{e}),
+		ringflake.WithStrategy(strategy), ringflake.WithLayout(e.layout))
+	if err != nil {
+		return err
+	}
+	e.gen = g
+	return nil
+}
+
+// run lets the callers make every call of the load.
+func (e *engine) run() {
+	e.progress()
+	var wg sync.WaitGroup
+	for _, w := range e.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.work(w)
+		}()
+	}
+	if first := e.next(); first != nil {
+		first.resume <- struct{}{}
+	} else {
+		e.stopWorkers()
+	}
+	wg.Wait()
+}
+
+// work is the life of one caller: wait for the turn, make a call, pick the
+// next thing to happen, hand the turn on.
+func (e *engine) work(w *worker) {
+	if _, ok := <-w.resume; !ok {
+		return
+	}
+	for {
+		e.call(w)
+		next := e.next()
+		if next == nil {
+			e.stopWorkers()
+			return
+		}
+		if next != w {
+			next.resume <- struct{}{}
+			if _, ok := <-w.resume; !ok {
+				return
+			}
+		}
+	}
+}
+
+func (e *engine) stopWorkers() {
+	for _, w := range e.workers {
+		close(w.resume)
+	}
+}
+
+// next is the scheduler: it picks the caller to run next, advances the
+// clock to when that happens, and returns the caller, marked as current. It
+// returns nil when every call has been made and no caller is waiting.
+func (e *engine) next() *worker {
+	var sleeper, idle *worker
+	for _, w := range e.workers {
+		switch {
+		case w.sleeping:
+			if sleeper == nil || w.wakeAt < sleeper.wakeAt {
+				sleeper = w
+			}
+		case !w.busy && idle == nil:
+			idle = w
+		}
+	}
+	var (
+		due time.Duration
+		st  *stream
+	)
+	if idle != nil && !e.cancelled {
+		if e.callN%1024 == 0 && e.ctx.Err() != nil {
+			e.cancelled = true
+		} else {
+			due, st = e.peek()
+		}
+	}
+	switch {
+	case sleeper != nil && (st == nil || sleeper.wakeAt <= max(due, e.mono)):
+		// A call due in the past can only start now, so a caller waking
+		// now goes first: otherwise late calls could use up the tick it
+		// waited for, and it would wait again.
+		e.advance(sleeper.wakeAt)
+		sleeper.sleeping = false
+		e.current = sleeper
+		return sleeper
+	case st != nil:
+		st.i++
+		e.advance(due) // a call due while every caller was busy starts now
+		idle.busy = true
+		e.current = idle
+		return idle
+	}
+	if !e.cancelled {
+		e.advance(e.s.Duration) // the rest of the events, for the trace
+	}
+	return nil
+}
+
+// peek returns the due time of the next call and its stream, or nil.
+func (e *engine) peek() (time.Duration, *stream) {
+	var (
+		best time.Duration
+		bst  *stream
+	)
+	for i := range e.streams {
+		if at, ok := e.streams[i].peek(); ok && (bst == nil || at < best) {
+			best, bst = at, &e.streams[i]
+		}
+	}
+	return best, bst
+}
+
+// advance moves the clock to true time t, stopping at every stop on the way.
+func (e *engine) advance(t time.Duration) {
+	for e.nextStop < len(e.stops) && e.stops[e.nextStop].at <= t {
+		st := e.stops[e.nextStop]
+		e.nextStop++
+		e.moveTo(st.at)
+		if st.steps != 0 {
+			pre := e.wall.Add(-st.steps)
+			e.stepped += st.steps
+			e.mark(e.layout.Tick(pre))
+			e.sample(pre)
+		}
+		e.sample(e.wall)
+	}
+	e.moveTo(t)
+}
+
+// moveTo lets true time pass up to t, firing the events due on the way.
+func (e *engine) moveTo(t time.Duration) {
+	if t <= e.mono {
+		return
+	}
+	e.clk.Add(t - e.mono)
+	e.mono = t
+	e.wall = e.clk.Wall()
+	e.mark(e.layout.Tick(e.wall))
+	if e.opt.progress != nil && e.mono >= e.nextProgress {
+		e.progress()
+	}
+}
+
+func (e *engine) progress() {
+	if e.opt.progress == nil {
+		return
+	}
+	d := e.s.Duration
+	e.opt.progress(min(e.mono, d), d)
+	e.nextProgress = e.mono + max(d/100, 1)
+}
+
+// mark records that the wall clock showed tick at the current true time.
+// The generator reads the wall clock once per tick and estimates it from
+// the monotonic clock in between, so it may still believe in any tick the
+// wall clock showed during the last tick of true time. marks keeps the
+// maximum of that window: a deque of decreasing ticks.
+func (e *engine) mark(tick int64) {
+	for n := len(e.marks); n > 0 && e.marks[n-1].tick <= tick; n-- {
+		e.marks = e.marks[:n-1]
+	}
+	e.marks = append(e.marks, mark{mono: e.mono, tick: tick})
+}
+
+// clockTick returns the latest tick the generator may believe the wall
+// clock reads (before jitter).
+func (e *engine) clockTick() int64 {
+	i := 0
+	for i < len(e.marks)-1 && e.marks[i].mono < e.mono-e.unit {
+		i++
+	}
+	if i > 0 {
+		e.marks = append(e.marks[:0], e.marks[i:]...)
+	}
+	return e.marks[0].tick
+}
+
+// engineClock is the clock the generator reads: the scenario's simulated
+// clock, whose waits hand the turn to the scheduler.
+type engineClock struct{ e *engine }
+
+func (c engineClock) Now() time.Time           { return c.e.clk.Now() }
+func (c engineClock) Monotonic() time.Duration { return c.e.clk.Monotonic() }
+
+// After parks the current caller until true time has advanced by d, while
+// the other callers run, and returns a channel holding the wall reading
+// then.
+func (c engineClock) After(d time.Duration) <-chan time.Time {
+	e := c.e
+	if d > 0 {
+		w := e.current
+		w.sleeping, w.wakeAt = true, e.mono+min(d, math.MaxInt64-e.mono)
+		if next := e.next(); next != w {
+			next.resume <- struct{}{}
+			<-w.resume
+		}
+	}
+	ch := make(chan time.Time, 1)
+	ch <- e.clk.Now()
+	return ch
+}
+
+// call makes one call to the generator as caller w and checks it.
+func (e *engine) call(w *worker) {
+	e.callN++
+	n := e.callN
+	start, wallBefore, steppedBefore := e.mono, e.wall, e.stepped
+	allowed := e.clockTick()
+	floor, hasFloor := e.maxID, e.anyID
+
+	id, err := e.gen.NextContext(context.Background())
+
+	w.busy = false
+	r, p := e.rep, e.promise
+	r.Calls++
+	stall := e.mono - start
+	r.MaxStall = max(r.MaxStall, stall)
+	if p.Known {
+		// A rollback may stall a call by MaxStall; waiting for the next
+		// tick when a tick is used up adds up to one tick (plus the
+		// clock's read noise) of wall-clock progress, for every strategy.
+		// Measured on the wall clock (steps taken out, and stretched by
+		// the fastest drift: waits are reckoned in wall time), the bound
+		// holds even while the wall stands still; on a clock without
+		// freezes, drift or jitter it holds for true time as well.
+		limit := p.MaxStall + e.unit + 2*time.Duration(e.slack)*e.unit
+		wallLimit := limit + time.Duration(math.Ceil(float64(limit)*e.fast))
+		moved := e.wall.Sub(wallBefore) - (e.stepped - steppedBefore)
+		switch {
+		case moved > wallLimit:
+			e.violate(n, "stall", "the wall clock moved %v during one call; the promise allows %v", moved, wallLimit)
+		case e.exact && stall > limit:
+			e.violate(n, "stall", "the call took %v; the promise allows %v", stall, limit)
+		}
+	}
+	if err != nil {
+		e.failed(n, err)
+		return
+	}
+
+	r.Issued++
+	e.ids = append(e.ids, issued{id: id, call: n, at: e.mono})
+	if hasFloor && id < floor {
+		r.OutOfOrder++
+		if p.Known && p.Monotonic {
+			e.violate(n, "monotonic", "ID %d is smaller than ID %d, returned before the call started", id, floor)
+		}
+	}
+	if !e.anyID || id > e.maxID {
+		e.maxID, e.anyID = id, true
+	}
+	if node := id.Node(e.layout); node != e.s.Node {
+		e.violate(n, "node", "ID %d carries node %d, want %d", id, node, e.s.Node)
+	}
+
+	tick := e.layout.Tick(id.Time(e.layout))
+	if p.Known {
+		clock := max(allowed, e.clockTick())
+		lead := time.Duration(tick-clock-e.slack) * e.unit
+		if lead > p.MaxLead && !(p.Ring && tick <= e.newest) {
+			e.violate(n, "lead", "ID %d is stamped %v ahead of the clock; the promise allows %v (newest tick issued before: %d, this one: %d)",
+				id, lead, p.MaxLead, e.newest, tick)
+		}
+	}
+	wallTick := e.layout.Tick(e.wall)
+	r.MaxLead = max(r.MaxLead, time.Duration(tick-wallTick)*e.unit)
+	r.MaxLag = max(r.MaxLag, time.Duration(wallTick-tick)*e.unit)
+	if tick > e.newest && tick > wallTick {
+		r.Borrowed += e.unit
+	}
+	e.newest = max(e.newest, tick)
+	if e.trace != nil {
+		b := e.bucket()
+		t := id.Time(e.layout).Sub(e.s.Start)
+		if e.buckets[b].Count == 0 {
+			e.buckets[b] = IDBucket{At: time.Duration(b) * e.trace.Bucket, Min: t, Max: t}
+		}
+		e.buckets[b].Min = min(e.buckets[b].Min, t)
+		e.buckets[b].Max = max(e.buckets[b].Max, t)
+		e.buckets[b].Count++
+	}
+}
+
+// failed counts a failed call.
+func (e *engine) failed(n int64, err error) {
+	var re *ringflake.RollbackError
+	kind := "other"
+	switch {
+	case errors.As(err, &re):
+		kind = "rollback"
+		if re.Behind <= 0 && e.promise.Known {
+			e.violate(n, "rollback-amount", "rollback error with amount %v; it must be positive", re.Behind)
+		}
+	case errors.Is(err, ringflake.ErrLayoutExpired):
+		kind = "expired"
+	case errors.Is(err, ringflake.ErrBeforeEpoch):
+		kind = "before_epoch"
+	}
+	e.rep.Errors[kind]++
+	if e.trace != nil {
+		b := e.bucket()
+		for len(e.errBuckets) <= b {
+			e.errBuckets = append(e.errBuckets, 0)
+		}
+		e.errBuckets[b]++
+	}
+}
+
+// bucket returns the trace bucket of the current time, growing the
+// buckets as needed.
+func (e *engine) bucket() int {
+	b := int(e.mono / e.trace.Bucket)
+	for len(e.buckets) <= b {
+		e.buckets = append(e.buckets, IDBucket{})
+	}
+	return b
+}
+
+// sample adds a point of the wall clock to the trace.
+func (e *engine) sample(wall time.Time) {
+	if e.trace != nil {
+		e.trace.Wall = append(e.trace.Wall, Point{At: e.mono, T: wall.Sub(e.s.Start)})
+	}
+}
+
+func (e *engine) violate(call int64, promise, format string, args ...any) {
+	r := e.rep
+	r.ViolationCount++
+	if len(r.Violations) < MaxViolations {
+		r.Violations = append(r.Violations, Violation{Promise: promise, Call: call, At: e.mono, Detail: fmt.Sprintf(format, args...)})
+	}
+}
+
+// finish counts duplicates and completes the report.
+func (e *engine) finish() *Report {
+	r := e.rep
+	if dups := duplicates(e.ids); len(dups) > 0 {
+		r.Duplicates = int64(len(dups))
+		r.ViolationCount += int64(len(dups))
+		r.Violations = append(r.Violations, dups...)
+		slices.SortStableFunc(r.Violations, func(a, b Violation) int { return cmp.Compare(a.Call, b.Call) })
+		r.Violations = r.Violations[:min(len(r.Violations), MaxViolations)]
+	}
+	e.ids = nil
+	if e.trace != nil {
+		e.sample(e.wall)
+		for _, b := range e.buckets {
+			if b.Count > 0 {
+				e.trace.IDs = append(e.trace.IDs, b)
+			}
+		}
+		for i, n := range e.errBuckets {
+			if n > 0 {
+				e.trace.Errors = append(e.trace.Errors, Point{At: time.Duration(i) * e.trace.Bucket, T: time.Duration(n)})
+			}
+		}
+		r.Trace = e.trace
+	}
+	if e.opt.progress != nil {
+		e.opt.progress(e.s.Duration, e.s.Duration)
+	}
+	return r
+}
+
+// duplicates sorts ids and returns a violation for every ID returned
+// again, at the call that returned it again.
+func duplicates(ids []issued) []Violation {
+	slices.SortFunc(ids, func(a, b issued) int {
+		return cmp.Or(cmp.Compare(a.id, b.id), cmp.Compare(a.call, b.call))
+	})
+	var dups []Violation
+	for i := 1; i < len(ids); i++ {
+		if a, b := ids[i-1], ids[i]; a.id == b.id {
+			dups = append(dups, Violation{Promise: "unique", Call: b.call, At: b.at,
+				Detail: fmt.Sprintf("ID %d was already returned by call %d", b.id, a.call)})
+		}
+	}
+	return dups
+}

@@ -1,0 +1,224 @@
+package scenario
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// MaxViolations is the most broken promises a [Report] describes one by
+// one; Report.ViolationCount counts them all.
+const MaxViolations = 20
+
+// Report is the outcome of replaying one scenario against one strategy.
+// All of it is deterministic: the same scenario and strategy give an equal
+// Report (see the package documentation).
+type Report struct {
+	Scenario string   // the scenario's Name
+	File     string   // the scenario's File
+	Strategy string   // the strategy, in strategies.Parse syntax
+	Promise  Promise  // what the strategy promises, as checked
+	Calls    int64    // calls made to the generator
+	Issued   int64    // IDs returned
+	Errors   ErrorMap // failed calls by kind: rollback, expired, before_epoch, other
+	// Duplicates counts IDs returned more than once (each extra copy).
+	// Never expected: every duplicate is also a violation.
+	Duplicates int64
+	// OutOfOrder counts IDs smaller than an ID returned before their call
+	// started.
+	OutOfOrder int64
+	// MaxStall is the longest time one call took, in true time.
+	MaxStall time.Duration
+	// MaxLead is how far ahead of the wall clock an ID was stamped, at
+	// most: the start of the ID's tick minus the start of the tick the
+	// wall clock (without jitter) read when the call returned.
+	MaxLead time.Duration
+	// MaxLag is how far behind the wall clock an ID was stamped, at most,
+	// measured like MaxLead.
+	MaxLag time.Duration
+	// Borrowed is the time taken from the future: the ticks opened (given
+	// their first ID) before the wall clock (without jitter) reached them,
+	// times the tick length. The logical strategy borrows; the others only
+	// when the clock they read runs ahead of the wall clock (jitter).
+	Borrowed time.Duration
+	// Violations describe the first MaxViolations broken promises, in the
+	// order they happened; ViolationCount counts them all.
+	Violations     []Violation
+	ViolationCount int64
+	// Unmet lists the file's expectations the replay did not meet.
+	Unmet []Unmet
+	// Trace holds what a plot draws; nil unless [WithTrace] was given.
+	Trace *Trace
+}
+
+// ErrorMap counts errors by kind: "rollback" (the clock was behind and the
+// strategy did not keep the generator available), "expired" (the layout
+// ran out), "before_epoch" and "other".
+type ErrorMap map[string]int64
+
+// Total returns the number of errors of every kind.
+func (m ErrorMap) Total() int64 {
+	n := int64(0)
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// String lists the non-zero counts, for example "rollback=31", or "0".
+func (m ErrorMap) String() string {
+	var parts []string
+	for _, k := range errorKinds {
+		if m[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
+		}
+	}
+	if len(parts) == 0 {
+		return "0"
+	}
+	return strings.Join(parts, " ")
+}
+
+// Violation is a broken promise: something the strategy's doc comment, or
+// the generator's, says cannot happen.
+type Violation struct {
+	// Promise is the promise broken: "unique", "monotonic", "stall",
+	// "lead", "node" or "rollback-amount".
+	Promise string `json:"promise"`
+	// Call is the 1-based number of the call, in the order calls started.
+	Call int64 `json:"call"`
+	// At is the true time since the start when the call returned.
+	At time.Duration `json:"at_ns"`
+	// Detail says what happened.
+	Detail string `json:"detail"`
+}
+
+// String returns a message such as
+// "call 1042 at 20.3ms: monotonic: ID 123 after 456".
+func (v Violation) String() string {
+	return fmt.Sprintf("call %d at %s: %s: %s", v.Call, formatDuration(v.At), v.Promise, v.Detail)
+}
+
+// OK reports whether the replay kept every promise and met every
+// expectation.
+func (r *Report) OK() bool { return r.ViolationCount == 0 && len(r.Unmet) == 0 }
+
+// Available reports whether no call failed.
+func (r *Report) Available() bool { return r.Errors.Total() == 0 }
+
+// Problems lists, one line each, every broken promise described and every
+// unmet expectation.
+func (r *Report) Problems() []string {
+	var out []string
+	for _, v := range r.Violations {
+		out = append(out, "broke its promise: "+v.String())
+	}
+	if n := r.ViolationCount - int64(len(r.Violations)); n > 0 {
+		out = append(out, fmt.Sprintf("broke its promise %d more times", n))
+	}
+	for _, u := range r.Unmet {
+		out = append(out, "expectation not met: "+u.String())
+	}
+	return out
+}
+
+// field returns the value of an expectation field (see [Bound]).
+func (r *Report) field(name string) int64 {
+	switch name {
+	case "issued":
+		return r.Issued
+	case "duplicates":
+		return r.Duplicates
+	case "out_of_order":
+		return r.OutOfOrder
+	case "errors":
+		return r.Errors.Total()
+	case "available":
+		if r.Available() {
+			return 1
+		}
+		return 0
+	case "max_stall":
+		return int64(r.MaxStall)
+	case "max_lead":
+		return int64(r.MaxLead)
+	case "max_lag":
+		return int64(r.MaxLag)
+	case "borrowed":
+		return int64(r.Borrowed)
+	}
+	kind, _ := strings.CutPrefix(name, "errors.")
+	return r.Errors[kind]
+}
+
+// MarshalJSON writes the report with snake_case names, durations as whole
+// nanoseconds in fields ending in _ns, and unmet expectations as messages.
+// The trace is left out.
+func (r *Report) MarshalJSON() ([]byte, error) {
+	unmet := make([]string, len(r.Unmet))
+	for i, u := range r.Unmet {
+		unmet[i] = u.String()
+	}
+	errs := map[string]int64{}
+	for _, k := range errorKinds {
+		errs[k] = r.Errors[k]
+	}
+	violations := r.Violations
+	if violations == nil {
+		violations = []Violation{}
+	}
+	return json.Marshal(struct {
+		Scenario       string           `json:"scenario"`
+		File           string           `json:"file"`
+		Strategy       string           `json:"strategy"`
+		Promise        Promise          `json:"promise"`
+		OK             bool             `json:"ok"`
+		Calls          int64            `json:"calls"`
+		Issued         int64            `json:"issued"`
+		Duplicates     int64            `json:"duplicates"`
+		OutOfOrder     int64            `json:"out_of_order"`
+		Errors         map[string]int64 `json:"errors"`
+		MaxStall       time.Duration    `json:"max_stall_ns"`
+		MaxLead        time.Duration    `json:"max_lead_ns"`
+		MaxLag         time.Duration    `json:"max_lag_ns"`
+		Borrowed       time.Duration    `json:"borrowed_ns"`
+		ViolationCount int64            `json:"violation_count"`
+		Violations     []Violation      `json:"violations"`
+		Unmet          []string         `json:"unmet"`
+	}{r.Scenario, r.File, r.Strategy, r.Promise, r.OK(), r.Calls, r.Issued, r.Duplicates, r.OutOfOrder,
+		errs, r.MaxStall, r.MaxLead, r.MaxLag, r.Borrowed, r.ViolationCount, violations, unmet})
+}
+
+// Trace is what a replay recorded for drawing it: the wall clock, the
+// times of the IDs issued and of the errors, and the events, on one axis
+// of true time since the start. Times on the other axis are offsets from
+// Start. Long replays are summarised in at most [TraceBuckets] buckets.
+type Trace struct {
+	Start  time.Time     // the wall clock at the start
+	Unit   time.Duration // the layout's tick
+	Bucket time.Duration // the width of a bucket of IDs and errors
+	Wall   []Point       // the wall clock (without jitter), in true-time order; a step shows as two points at one instant
+	IDs    []IDBucket    // the ID times per bucket of true time, in order, buckets without IDs left out
+	Errors []Point       // per bucket with errors: T is the number of errors, not a time
+	Events []Event       // the scenario's events
+}
+
+// TraceBuckets is the most buckets a [Trace] summarises IDs and errors in.
+const TraceBuckets = 800
+
+// Point is one sample of a [Trace]: at true time At since the start, the
+// value T (a time offset from Trace.Start, or a count).
+type Point struct {
+	At time.Duration
+	T  time.Duration
+}
+
+// IDBucket summarises the IDs issued in one bucket of true time: the
+// earliest and latest ID time (offsets from Trace.Start, of the start of
+// the ID's tick) and how many IDs.
+type IDBucket struct {
+	At       time.Duration // start of the bucket
+	Min, Max time.Duration
+	Count    int64
+}

@@ -1,0 +1,153 @@
+package scenario_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ringflake/ringflake/scenario"
+	"github.com/ringflake/ringflake/strategies"
+)
+
+// shipped lists every scenario under scenarios/ with the built-in
+// strategies that must fail some calls in it; all others must stay
+// available. This table is the test's own account of what each strategy
+// promises, independent of the expectations written in the files.
+var shipped = []struct {
+	file string
+	fail []string
+}{
+	{"small-step-back.yaml", []string{"error"}},
+	{"step-beyond-wait.yaml", []string{"error", "wait:5ms"}},
+	{"step-beyond-ring.yaml", []string{"error", "wait:5ms", "logical:1s"}},
+	{"repeated-small-steps.yaml", []string{"error"}},
+	{"leap-second.yaml", []string{"error", "wait:5ms"}},
+	{"vm-resume.yaml", []string{"error", "wait:5ms", "logical:1s"}},
+	{"slow-slew.yaml", nil},
+	{"jitter.yaml", []string{"error"}},
+	{"step-during-saturation.yaml", []string{"error", "ring"}},
+	{"seed-overflow.yaml", []string{"error"}},
+	{"frozen-clock.yaml", nil},
+}
+
+func TestShippedScenarios(t *testing.T) {
+	files, err := filepath.Glob("../scenarios/*.yaml")
+	require.NoError(t, err)
+	require.Len(t, files, len(shipped), "every file under scenarios/ is listed in the table")
+
+	for _, sc := range shipped {
+		path := filepath.Join("..", "scenarios", sc.file)
+		s, err := scenario.ReadFile(path)
+		require.NoError(t, err)
+		assert.NotEmpty(t, s.Comment, "%s: the comment at the top names the real event", sc.file)
+		assert.NotEmpty(t, s.Expect, "%s: has expectations", sc.file)
+
+		for _, st := range scenario.Builtin() {
+			t.Run(sc.file+"/"+st.String(), func(t *testing.T) {
+				r := scenario.Run(t, path, st) // fails on broken promises and unmet expectations
+				require.NotNil(t, r)
+				assert.Zero(t, r.Duplicates)
+				assert.Zero(t, r.ViolationCount, "%v", r.Violations)
+				assert.Positive(t, r.Issued)
+				assert.Equal(t, r.Calls, r.Issued+r.Errors.Total())
+				if contains(sc.fail, st.String()) {
+					assert.False(t, r.Available(), "this strategy must fail some calls here")
+				} else {
+					assert.True(t, r.Available(), "this strategy must stay available here: %v", r.Errors)
+				}
+				if r.Promise.Monotonic {
+					assert.Zero(t, r.OutOfOrder)
+				}
+			})
+		}
+	}
+}
+
+// The report's headline cases, spelled out.
+func TestSmallStepBack(t *testing.T) {
+	path := "../scenarios/small-step-back.yaml"
+	errStrategy := scenario.Run(t, path, strategies.Error())
+	assert.Positive(t, errStrategy.Errors["rollback"], "error fails on a -3ms step")
+	assert.Zero(t, errStrategy.OutOfOrder)
+
+	ring := scenario.Run(t, path, strategies.Ring())
+	assert.Zero(t, ring.Errors.Total(), "ring does not")
+	assert.Positive(t, ring.OutOfOrder, "it reuses spare room of earlier ticks")
+	assert.Zero(t, ring.Borrowed)
+
+	wait := scenario.Run(t, path, strategies.Wait(strategies.DefaultWait))
+	assert.Zero(t, wait.Errors.Total())
+	assert.Positive(t, wait.MaxStall, "wait sits the step out")
+	assert.LessOrEqual(t, wait.MaxStall, strategies.DefaultWait)
+}
+
+func TestReplayIsDeterministic(t *testing.T) {
+	files, err := filepath.Glob("../scenarios/*.yaml")
+	require.NoError(t, err)
+	for _, f := range files {
+		s, err := scenario.ReadFile(f)
+		require.NoError(t, err)
+		for _, st := range scenario.Builtin() {
+			t.Run(filepath.Base(f)+"/"+st.String(), func(t *testing.T) {
+				a, err := scenario.Replay(context.Background(), s, st, scenario.WithTrace())
+				require.NoError(t, err)
+				b, err := scenario.Replay(context.Background(), s, st, scenario.WithTrace())
+				require.NoError(t, err)
+				assert.Equal(t, a, b)
+			})
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestShippedFilesRoundTrip(t *testing.T) {
+	files, err := filepath.Glob("../scenarios/*.yaml")
+	require.NoError(t, err)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			s, err := scenario.ReadFile(f)
+			require.NoError(t, err)
+			var first strings.Builder
+			_, err = s.WriteTo(&first)
+			require.NoError(t, err)
+
+			again, err := scenario.Parse(f, []byte(first.String()))
+			require.NoError(t, err, first.String())
+			var second strings.Builder
+			_, err = again.WriteTo(&second)
+			require.NoError(t, err)
+			assert.Equal(t, first.String(), second.String())
+			assert.Equal(t, s.Name, again.Name)
+			assert.Equal(t, s.Comment, again.Comment)
+			assert.True(t, s.Start.Equal(again.Start))
+			assert.Equal(t, s.Events, again.Events)
+			assert.Equal(t, s.Load, again.Load)
+			assert.Equal(t, withoutLines(s.Expect), withoutLines(again.Expect))
+		})
+	}
+}
+
+// withoutLines returns the expectations with their line numbers cleared.
+func withoutLines(xs []scenario.Expectation) []scenario.Expectation {
+	out := make([]scenario.Expectation, len(xs))
+	for i, x := range xs {
+		out[i] = scenario.Expectation{Strategy: x.Strategy}
+		for _, b := range x.Bounds {
+			b.Line = 0
+			out[i].Bounds = append(out[i].Bounds, b)
+		}
+	}
+	return out
+}
