@@ -31,50 +31,141 @@ type MonotonicClock interface {
 
 // systemClock is the default clock: time.Now for the wall clock and the
 // monotonic reading Go carries in time.Time for Monotonic.
+//
+// Its After waits precisely where the Go runtime cannot: on Linux the
+// runtime's timers sleep in the network poller, whose timeout has whole
+// milliseconds, so a wait of 300 µs for the next 1 ms tick lasts about
+// 1.1 ms and a saturated generator loses ticks. Waits of at most
+// [preciseWait] therefore sleep the calling thread in the kernel
+// (nanosleep, 50 µs of timer slack) and return an already-fired channel;
+// such a wait does not end early when the caller's context is cancelled
+// (the generator checks the context before it waits). Longer waits, and
+// every wait on other systems, use time.After.
 type systemClock struct{ start time.Time }
 
-func (c systemClock) Now() time.Time                         { return time.Now() }
-func (c systemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
-func (c systemClock) Monotonic() time.Duration               { return time.Since(c.start) }
+func (c systemClock) Now() time.Time           { return time.Now() }
+func (c systemClock) Monotonic() time.Duration { return time.Since(c.start) }
+
+func (c systemClock) After(d time.Duration) <-chan time.Time {
+	if d > 0 && d <= preciseWait && sleepThread(d) {
+		return fired
+	}
+	return time.After(d)
+}
+
+// preciseWait is the longest wait systemClock.After spends asleep in the
+// kernel: one tick of the coarsest preset layouts (10 ms), more than a
+// wait:5ms strategy asks for.
+const preciseWait = 10 * time.Millisecond
+
+// fired is a closed channel: a wait that is already over.
+var fired = func() <-chan time.Time {
+	c := make(chan time.Time)
+	close(c)
+	return c
+}()
 
 // timeSource turns a Clock into elapsed nanoseconds since the layout's
-// epoch. With a MonotonicClock it estimates the wall clock as the monotonic
-// reading plus the offset measured at the last re-sync, and re-syncs (reads
-// Now) whenever the estimate enters a tick other than the one it was
+// epoch, and into ticks. With a MonotonicClock it estimates the wall clock
+// as the monotonic reading plus the offset measured at the last re-sync,
+// and re-syncs (reads Now) whenever the estimate leaves the tick it was
 // last synced in. So the wall clock is read at least once in every tick in
 // which the generator is called, and a step of the wall clock is seen by
-// the first call whose estimate has moved to another tick: no more than one
-// tick of monotonic time after it happened.
+// the first call whose estimate has moved to another tick: no more than
+// one tick of monotonic time after it happened.
+//
+// Within the synced tick the tick is known without a division: an estimate
+// e is in tick t when t*unit <= e < (t+1)*unit. With the default system
+// clock the monotonic clock is read without an interface call; any other
+// MonotonicClock (simclock in tests) goes through the same estimate and
+// re-sync code, only its reading comes through the interface.
 type timeSource struct {
 	clock  Clock
 	mono   MonotonicClock // nil: read Now on every call
+	sys    bool           // clock is systemClock: read time.Since(start) directly
+	start  time.Time      // systemClock's start
 	epoch  time.Time
 	unit   int64 // nanoseconds per tick
 	offset atomic.Int64
-	synced atomic.Int64 // tick of the last re-sync
+	synced atomic.Int64 // tick of the last re-sync; unsynced before the first
+	last   atomic.Int64 // without a monotonic clock: the previous reading
+	stats  *counters    // where rollbacks seen are counted
 }
 
-func (s *timeSource) init(c Clock, epoch time.Time, unit time.Duration) {
-	s.clock, s.epoch, s.unit = c, epoch, int64(unit)
+// unsynced is the synced tick before the first re-sync.
+const unsynced = math.MinInt64
+
+func (s *timeSource) init(c Clock, epoch time.Time, unit time.Duration, stats *counters) {
+	s.clock, s.epoch, s.unit, s.stats = c, epoch, int64(unit), stats
+	s.last.Store(math.MinInt64)
 	s.mono, _ = c.(MonotonicClock)
-	s.synced.Store(math.MinInt64)
+	if sc, ok := c.(systemClock); ok {
+		s.sys, s.start = true, sc.start
+	}
+	s.synced.Store(unsynced)
+}
+
+// monotonic returns the monotonic clock's reading.
+func (s *timeSource) monotonic() int64 {
+	if s.sys {
+		return int64(time.Since(s.start))
+	}
+	return int64(s.mono.Monotonic())
 }
 
 // read returns the clock's reading as nanoseconds since the epoch.
 func (s *timeSource) read() int64 {
-	if s.mono == nil {
-		return int64(s.clock.Now().Sub(s.epoch))
-	}
-	e := int64(s.mono.Monotonic()) + s.offset.Load()
-	if floorDiv(e, s.unit) == s.synced.Load() {
-		return e
-	}
-	return s.resync()
+	e, _ := s.readTick()
+	return e
 }
 
+// readTick returns the clock's reading as nanoseconds since the epoch and
+// the tick it falls in (floorDiv(e, unit)).
+func (s *timeSource) readTick() (e, tick int64) {
+	switch {
+	case s.sys:
+		e = int64(time.Since(s.start))
+	case s.mono != nil:
+		e = int64(s.mono.Monotonic())
+	default:
+		e = int64(s.clock.Now().Sub(s.epoch))
+		tick = floorDiv(e, s.unit)
+		// Concurrent calls read the clock in no particular order, so only
+		// a step back of a whole tick or more counts as one.
+		if prev := s.last.Swap(e); prev > e && prev-e >= s.unit {
+			s.stats.seeRollback(prev - e)
+		}
+		return e, tick
+	}
+	e += s.offset.Load()
+	t := s.synced.Load()
+	if d := e - t*s.unit; d >= 0 && d < s.unit && t != unsynced {
+		return e, t
+	}
+	return s.resyncTick()
+}
+
+// resync reads the wall clock, re-syncs the estimate with it and returns
+// the reading.
 func (s *timeSource) resync() int64 {
-	e := int64(s.clock.Now().Sub(s.epoch))
-	s.offset.Store(e - int64(s.mono.Monotonic()))
-	s.synced.Store(floorDiv(e, s.unit))
+	e, _ := s.resyncTick()
 	return e
+}
+
+func (s *timeSource) resyncTick() (e, tick int64) {
+	// Monotonic first: the estimate at m with the offset another call
+	// may have stored meanwhile is still the wall clock at m, so
+	// concurrent re-syncs do not look like steps.
+	m := s.monotonic()
+	e = int64(s.clock.Now().Sub(s.epoch))
+	tick = floorDiv(e, s.unit)
+	// The estimate minus the reading is how far the wall clock stepped
+	// back since the last re-sync; count it when it crosses into an
+	// earlier tick than the estimate's.
+	prev := s.offset.Swap(e - m)
+	if est := m + prev; s.synced.Load() != unsynced && est > e && floorDiv(est, s.unit) > tick {
+		s.stats.seeRollback(est - e)
+	}
+	s.synced.Store(tick)
+	return e, tick
 }

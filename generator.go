@@ -38,6 +38,8 @@ type Generator struct {
 	timeShift uint8
 	last      int64 // the layout's last tick
 	closed    atomic.Bool
+	hooks     []func(RollbackEvent)
+	stats     counters
 	lease     Lease   // nil without WithLease
 	mark      *marker // nil without a MarkStore
 	steps     []strategies.Strategy
@@ -111,6 +113,7 @@ func New(node int64, opts ...Option) (*Generator, error) {
 		timeShift: l.dcBits + l.workBits + l.seqBits,
 		last:      l.MaxTick(),
 		lease:     cfg.lease,
+		hooks:     cfg.hooks,
 		steps:     strategies.Flatten(cfg.strategy),
 		strategy:  cfg.strategy,
 		layout:    l,
@@ -118,7 +121,7 @@ func New(node int64, opts ...Option) (*Generator, error) {
 	}
 	g.ring.seqBits, g.ring.maxSeq = l.seqBits, uint64(l.MaxSequence())
 	g.newest.Store(-1)
-	g.src.init(cfg.clock, l.epoch, l.unit)
+	g.src.init(cfg.clock, l.epoch, l.unit, &g.stats)
 	if cfg.marks != nil {
 		ahead := int64((cfg.ahead + l.unit - 1) / l.unit)
 		if ahead < 2 {
@@ -170,10 +173,32 @@ func (g *Generator) NextContext(ctx context.Context) (ID, error) {
 	return g.slow(ctx, e, now, newest)
 }
 
+// call records what a call on the slow path did, for the rollback event
+// it may report.
+type call struct {
+	waited time.Duration // strategy sleeps
+	step   int           // index of the step whose plan was carried out last, or -1
+	report bool          // this call reports a rollback event
+	behind time.Duration
+	at     int64 // clock reading when the rollback was met
+}
+
 // slow handles everything but a free sequence number at the clock's tick:
-// a rollback, a used-up tick, an expired layout.
+// a rollback, a used-up tick, an expired layout, a high-water mark to save,
+// a lost lease. It keeps the counters of Stats.
 func (g *Generator) slow(ctx context.Context, e, now, newest int64) (ID, error) {
-	var waited time.Duration
+	c := call{step: -1}
+	id, err := g.resolve(ctx, &c, e, now, newest)
+	if err != nil {
+		g.stats.errors[kindOf(err)].Add(1)
+	}
+	if c.report {
+		g.emit(&c, err)
+	}
+	return id, err
+}
+
+func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) (ID, error) {
 	exact := g.src.mono == nil // whether e is a fresh wall reading, not an estimate
 	for {
 		switch {
@@ -187,7 +212,7 @@ func (g *Generator) slow(ctx context.Context, e, now, newest int64) (ID, error) 
 			return 0, &timeError{err: ErrBeforeEpoch, at: g.src.epoch.Add(time.Duration(e)), edge: g.src.epoch}
 		}
 		s := strategies.Situation{Elapsed: time.Duration(e), Unit: g.layout.unit,
-			Newest: newest, Last: g.last, Waited: waited}
+			Newest: newest, Last: g.last, Waited: c.waited}
 		if now >= newest {
 			if err := g.prepare(ctx, now); err != nil {
 				return 0, err
@@ -197,13 +222,18 @@ func (g *Generator) slow(ctx context.Context, e, now, newest int64) (ID, error) 
 				return g.id(v), nil
 			}
 			s.Full = true
+		} else if !c.report && len(g.hooks) > 0 {
+			g.claimReport(c, s, e)
 		}
 		var (
 			sleep time.Duration
 			err   error
 		)
-		for _, step := range g.steps {
+		for i, step := range g.steps {
 			p := step.Decide(s)
+			if !p.IsPass() {
+				c.step = i
+			}
 			if from, limit, ok := p.Range(); ok {
 				v, ok := g.ring.take(from, min(limit, g.hardTick()))
 				for !ok && limit > g.hardTick() {
@@ -214,7 +244,7 @@ func (g *Generator) slow(ctx context.Context, e, now, newest int64) (ID, error) 
 					v, ok = g.ring.take(from, min(limit, g.hardTick()))
 				}
 				if ok {
-					g.raise(g.ring.tick(v))
+					g.issuedBy(g.ring.tick(v), now, newest)
 					return g.id(v), nil
 				}
 			}
@@ -243,15 +273,64 @@ func (g *Generator) slow(ctx context.Context, e, now, newest int64) (ID, error) 
 			newest = g.newest.Load()
 			continue
 		}
-		if asked {
-			waited += sleep
-		}
 		if err := g.sleep(ctx, sleep); err != nil {
 			return 0, err
+		}
+		if asked {
+			c.waited += sleep
+			g.stats.waits.Add(1)
+			g.stats.waited.Add(int64(sleep))
+		} else {
+			g.stats.tickWaits.Add(1)
+			g.stats.tickWaited.Add(int64(sleep))
 		}
 		e = g.src.read()
 		now = floorDiv(e, g.src.unit)
 		newest = g.newest.Load()
+	}
+}
+
+// issuedBy records an ID a strategy's plan issued at tick, when the clock
+// read now and the newest tick was newest.
+func (g *Generator) issuedBy(tick, now, newest int64) {
+	switch {
+	case tick < newest:
+		g.stats.ringReuses.Add(1)
+	case tick > now:
+		g.stats.borrowed.Add(1)
+		storeMax(&g.stats.maxLead, tick-now)
+	}
+	g.raise(tick)
+}
+
+// claimReport makes c the call that reports the latest rollback seen, if
+// no call reported it yet.
+func (g *Generator) claimReport(c *call, s strategies.Situation, e int64) {
+	seen := g.stats.rollbacks.Load()
+	for {
+		done := g.stats.reported.Load()
+		if done >= seen {
+			return
+		}
+		if g.stats.reported.CompareAndSwap(done, seen) {
+			c.report, c.behind, c.at = true, s.Behind(), e
+			return
+		}
+	}
+}
+
+// emit hands the rollback event of c to the hooks.
+func (g *Generator) emit(c *call, err error) {
+	ev := RollbackEvent{At: g.src.epoch.Add(time.Duration(c.at)), Behind: c.behind,
+		Outcome: Issued, Waited: c.waited, Err: err}
+	if c.step >= 0 {
+		ev.Strategy = g.steps[c.step].String()
+	}
+	if err != nil {
+		ev.Outcome = Failed
+	}
+	for _, h := range g.hooks {
+		h(ev)
 	}
 }
 

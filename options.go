@@ -19,6 +19,7 @@ type config struct {
 	marks    MarkStore
 	ahead    time.Duration
 	lease    Lease
+	hooks    []func(RollbackEvent)
 	err      error
 }
 

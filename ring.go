@@ -21,10 +21,24 @@ const (
 // goroutines call. This is the invariant everything else rests on; the
 // strategies only choose which ticks take may look at.
 type ring struct {
-	slots   [ringSize]atomic.Uint64
 	seqBits uint8
 	maxSeq  uint64
+	_       [cacheLine]byte // the slots, written on every call, share no cache line
+	slots   [ringSize]atomic.Uint64
+	_       [cacheLine]byte // with the fields around them, read on every call
+
+	// filled holds the values fill put in the slots: pairs counted as
+	// issued on a restart, not issued by this generator. It does not
+	// change after New.
+	filled [ringSize]uint64
+
+	// retired counts the IDs of ticks whose slot a later tick took over:
+	// with the IDs still in the slots, every ID this ring issued.
+	retired atomic.Uint64
 }
+
+// cacheLine is the size of a CPU cache line (64 bytes on amd64 and arm64).
+const cacheLine = 64
 
 // take issues the pair at the earliest tick in [from, limit] whose slot
 // has room, and returns its packed value. For each tick t it applies the
@@ -36,13 +50,27 @@ type ring struct {
 //     so what happened at t is unknown): move on to t+1 and apply the same
 //     rules to its slot. Never assume a sequence number is free.
 //
-// The walk starts no earlier than limit-255: each slot is visited at most
-// once, at the latest tick ≤ limit with its residue, which offers at least
-// as much room as any earlier tick with the same residue (the sketch's rule
-// of reusing a later tick found in the slot is thereby covered). Ticks
-// below zero are never issued.
+// The walk looks at no more than 256 ticks, so at each slot at most once:
+// first the 256 ticks from from on, which keeps an ID's time as close to
+// from as the ring allows (a logical strategy borrows one tick at a time);
+// then, when the range is longer, the last 256 ticks up to limit, where a
+// long rollback finds the spare room recent load left (a slot's latest
+// tick ≤ limit offers at least as much room as its earlier ones, which
+// also covers the sketch's rule of reusing a later tick found in the
+// slot). Ticks below zero are never issued.
 func (r *ring) take(from, limit int64) (uint64, bool) {
-	from = max(from, limit-ringMask, 0)
+	if from == limit && from >= 0 {
+		return r.takeAt(from) // the normal path: the clock's own tick
+	}
+	from = max(from, 0)
+	if v, ok := r.walk(from, min(limit, from+ringMask)); ok || limit <= from+ringMask {
+		return v, ok
+	}
+	return r.walk(max(from+ringSize, limit-ringMask), limit)
+}
+
+// walk is take over [from, limit], at most 256 ticks.
+func (r *ring) walk(from, limit int64) (uint64, bool) {
 	for t := from; t <= limit; {
 		slot := &r.slots[t&ringMask]
 		base := uint64(t+1) << r.seqBits // (t, 0) packed
@@ -58,10 +86,41 @@ func (r *ring) take(from, limit int64) (uint64, bool) {
 			continue
 		}
 		if slot.CompareAndSwap(v, next) {
+			r.retire(t, v, next, base)
 			return next, true
 		}
 	}
 	return 0, false
+}
+
+// takeAt is take(t, t) for t >= 0: the next sequence number of tick t, if
+// it has one.
+func (r *ring) takeAt(t int64) (uint64, bool) {
+	slot := &r.slots[t&ringMask]
+	base := uint64(t+1) << r.seqBits // (t, 0) packed
+	for {
+		v := slot.Load()
+		next := base
+		if v >= base {
+			if v >= base+r.maxSeq {
+				return 0, false // t is used up, or the slot holds a later tick
+			}
+			next = v + 1
+		}
+		if slot.CompareAndSwap(v, next) {
+			r.retire(t, v, next, base)
+			return next, true
+		}
+	}
+}
+
+// retire counts the IDs of the tick a slot held before tick t took it over
+// (next == base: the first pair of t), unless fill put them there. It runs
+// once per tick.
+func (r *ring) retire(t int64, v, next, base uint64) {
+	if next == base && v != 0 && v != r.filled[t&ringMask] {
+		r.retired.Add(v&r.maxSeq + 1)
+	}
 }
 
 // fill marks every pair at or before tick mark as issued, as after a
@@ -73,6 +132,7 @@ func (r *ring) fill(mark int64) {
 			continue
 		}
 		full := uint64(t+1)<<r.seqBits | r.maxSeq
+		r.filled[i] = full
 		for {
 			v := r.slots[i].Load()
 			if v >= full || r.slots[i].CompareAndSwap(v, full) {
@@ -84,3 +144,16 @@ func (r *ring) fill(mark int64) {
 
 // tick returns the tick of a packed pair.
 func (r *ring) tick(v uint64) int64 { return int64(v>>r.seqBits) - 1 }
+
+// issued returns the number of pairs the ring has issued: those of retired
+// ticks and those still in the slots (fill's pairs are not counted). Read
+// while IDs are being issued, it may be a few behind.
+func (r *ring) issued() uint64 {
+	n := r.retired.Load()
+	for i := range r.slots {
+		if v := r.slots[i].Load(); v != 0 && v != r.filled[i] {
+			n += v&r.maxSeq + 1
+		}
+	}
+	return n
+}

@@ -60,17 +60,35 @@ func TestRingRules(t *testing.T) {
 	_, ok = r2.take(10, 10)
 	assert.False(t, ok, "slot 10 holds tick 266, so nothing at tick 10 may be assumed free")
 
-	// The walk never looks more than 255 ticks back from its limit and
-	// never below tick 0.
+	// The walk takes the earliest tick with room, never below tick 0.
 	r3 := newTestRing(0)
 	v, ok := r3.take(-1000, 300)
 	require.True(t, ok)
-	assert.Equal(t, int64(45), r3.tick(v))
-	v, ok = r3.take(-5, 0)
-	require.True(t, ok)
 	assert.Equal(t, int64(0), r3.tick(v))
+	v, ok = r3.take(-5, 0)
+	assert.False(t, ok, "tick 0 is used up")
 	_, ok = r3.take(-5, -1)
 	assert.False(t, ok)
+
+	// Borrowing ahead moves one tick at a time, however far the limit.
+	r4 := newTestRing(0)
+	for want := int64(100); want < 105; want++ {
+		v, ok = r4.take(100, 100+1000)
+		require.True(t, ok)
+		assert.Equal(t, want, r4.tick(v))
+	}
+
+	// A range longer than the ring whose first 256 ticks are all unknown
+	// (their slots hold later ticks) finds the room of its last 256.
+	r5 := newTestRing(1)
+	for tick := int64(1000); tick < 1256; tick++ {
+		_, ok := r5.take(tick, tick) // one of two sequence numbers per tick
+		require.True(t, ok)
+	}
+	v, ok = r5.take(10, 1255)
+	require.True(t, ok)
+	assert.Equal(t, int64(1000), r5.tick(v))
+	assert.Equal(t, uint64(1), v&r5.maxSeq)
 }
 
 func TestRingFill(t *testing.T) {
@@ -116,7 +134,7 @@ func TestRingNeverIssuesTwice(t *testing.T) {
 					continue
 				}
 				tick := r.tick(v)
-				if tick > limit || tick < max(from, limit-255, 0) {
+				if tick > limit || tick < max(from, 0) {
 					t.Errorf("tick %d outside [%d, %d]", tick, from, limit)
 				}
 				got = append(got, v)

@@ -1,0 +1,87 @@
+// Package ringflakeprom exports the counters of ringflake generators to
+// Prometheus. It is a module of its own so that the core ringflake module
+// does not depend on the Prometheus client.
+//
+//	gen, _ := ringflake.New(7)
+//	prometheus.MustRegister(ringflakeprom.NewCollector(gen, prometheus.Labels{"node": "7"}))
+//
+// The collector reads [ringflake.Generator.Stats] when Prometheus scrapes;
+// it adds nothing to the cost of issuing IDs.
+package ringflakeprom
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ringflake/ringflake"
+)
+
+// Collector is a [prometheus.Collector] for one generator. It is safe for
+// concurrent use.
+type Collector struct {
+	gen *ringflake.Generator
+
+	issued, rollbacks, ringReuses, borrowed      *prometheus.Desc
+	waits, waited, tickWaits, tickWaited, errors *prometheus.Desc
+	largestRollback, maxLead, lead               *prometheus.Desc
+}
+
+// NewCollector returns a collector of g's counters; labels are added to
+// every metric (for example the node id, when one process runs several
+// generators). Metric names start with "ringflake_".
+func NewCollector(g *ringflake.Generator, labels prometheus.Labels) *Collector {
+	d := func(name, help string, varLabels ...string) *prometheus.Desc {
+		return prometheus.NewDesc("ringflake_"+name, help, varLabels, labels)
+	}
+	return &Collector{
+		gen:             g,
+		issued:          d("ids_issued_total", "IDs issued."),
+		rollbacks:       d("clock_rollbacks_total", "Times the wall clock was seen to step back by at least one tick."),
+		largestRollback: d("clock_rollback_largest_seconds", "Largest step back of the wall clock seen."),
+		ringReuses:      d("ring_reuses_total", "IDs issued from spare sequence numbers of earlier ticks during a rollback."),
+		borrowed:        d("borrowed_ids_total", "IDs stamped later than the clock read (logical strategy)."),
+		maxLead:         d("max_lead_seconds", "Furthest ahead of the clock an ID was stamped."),
+		waits:           d("rollback_waits_total", "Sleeps strategies asked for during rollbacks."),
+		waited:          d("rollback_wait_seconds_total", "Time slept during rollbacks."),
+		tickWaits:       d("tick_waits_total", "Waits for the next tick after a tick's sequence was used up."),
+		tickWaited:      d("tick_wait_seconds_total", "Time spent waiting for the next tick."),
+		errors:          d("errors_total", "Failed calls by kind.", "kind"),
+		lead:            d("lead_seconds", "How far the newest ID is stamped ahead of the clock (negative: behind)."),
+	}
+}
+
+// Describe sends the descriptors of every metric.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.issued, c.rollbacks, c.largestRollback, c.ringReuses, c.borrowed,
+		c.maxLead, c.waits, c.waited, c.tickWaits, c.tickWaited, c.errors, c.lead} {
+		ch <- d
+	}
+}
+
+// Collect reads the generator's Stats and sends them.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	s := c.gen.Stats()
+	counter := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
+	}
+	gauge := func(d *prometheus.Desc, v float64) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v)
+	}
+	counter(c.issued, float64(s.Issued))
+	counter(c.rollbacks, float64(s.Rollbacks))
+	gauge(c.largestRollback, s.LargestRollback.Seconds())
+	counter(c.ringReuses, float64(s.RingReuses))
+	counter(c.borrowed, float64(s.Borrowed))
+	gauge(c.maxLead, s.MaxLead.Seconds())
+	counter(c.waits, float64(s.Waits))
+	counter(c.waited, s.Waited.Seconds())
+	counter(c.tickWaits, float64(s.TickWaits))
+	counter(c.tickWaited, s.TickWaited.Seconds())
+	for kind, n := range map[string]uint64{
+		"rollback": s.Errors.Rollback, "lease_lost": s.Errors.LeaseLost, "expired": s.Errors.Expired,
+		"before_epoch": s.Errors.BeforeEpoch, "closed": s.Errors.Closed, "canceled": s.Errors.Canceled,
+		"other": s.Errors.Other,
+	} {
+		counter(c.errors, float64(n), kind)
+	}
+	gauge(c.lead, s.Lead.Seconds())
+}

@@ -1,0 +1,63 @@
+package ringflakeprom_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/ringflakeprom"
+	"github.com/ringflake/ringflake/simclock"
+	"github.com/ringflake/ringflake/strategies"
+)
+
+func TestCollector(t *testing.T) {
+	start := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	clk := simclock.New(start)
+	g, err := ringflake.New(3, ringflake.WithClock(clk), ringflake.WithStrategy(strategies.Chain(strategies.Ring(), strategies.Error())))
+	require.NoError(t, err)
+	for range 5 {
+		_, err := g.Next()
+		require.NoError(t, err)
+	}
+	clk.Step(-2 * time.Millisecond)
+	clk.Add(time.Millisecond)
+	for range 4 {
+		_, err := g.Next() // from spare room of tick 0
+		require.NoError(t, err)
+	}
+
+	reg := prometheus.NewPedanticRegistry()
+	require.NoError(t, reg.Register(ringflakeprom.NewCollector(g, prometheus.Labels{"node": "3"})))
+	expected := `
+# HELP ringflake_ids_issued_total IDs issued.
+# TYPE ringflake_ids_issued_total counter
+ringflake_ids_issued_total{node="3"} 9
+# HELP ringflake_clock_rollbacks_total Times the wall clock was seen to step back by at least one tick.
+# TYPE ringflake_clock_rollbacks_total counter
+ringflake_clock_rollbacks_total{node="3"} 1
+# HELP ringflake_clock_rollback_largest_seconds Largest step back of the wall clock seen.
+# TYPE ringflake_clock_rollback_largest_seconds gauge
+ringflake_clock_rollback_largest_seconds{node="3"} 0.002
+# HELP ringflake_ring_reuses_total IDs issued from spare sequence numbers of earlier ticks during a rollback.
+# TYPE ringflake_ring_reuses_total counter
+ringflake_ring_reuses_total{node="3"} 4
+# HELP ringflake_errors_total Failed calls by kind.
+# TYPE ringflake_errors_total counter
+ringflake_errors_total{kind="before_epoch",node="3"} 0
+ringflake_errors_total{kind="canceled",node="3"} 0
+ringflake_errors_total{kind="closed",node="3"} 0
+ringflake_errors_total{kind="expired",node="3"} 0
+ringflake_errors_total{kind="lease_lost",node="3"} 0
+ringflake_errors_total{kind="other",node="3"} 0
+ringflake_errors_total{kind="rollback",node="3"} 0
+`
+	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(expected),
+		"ringflake_ids_issued_total", "ringflake_clock_rollbacks_total", "ringflake_clock_rollback_largest_seconds",
+		"ringflake_ring_reuses_total", "ringflake_errors_total"))
+	require.Equal(t, 12, testutil.CollectAndCount(ringflakeprom.NewCollector(g, nil))-6, "12 metric families, errors_total with 7 kinds")
+}

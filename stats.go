@@ -1,0 +1,247 @@
+package ringflake
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync/atomic"
+	"time"
+)
+
+// Stats are a generator's counters since [New], as [Generator.Stats]
+// returns them. Counting costs nothing on the way to an ordinary ID: the
+// counters move only on the slow path (rollbacks, used-up ticks, errors)
+// and once per tick.
+type Stats struct {
+	// Issued is the number of IDs issued.
+	Issued uint64
+
+	// Rollbacks is the number of times the wall clock was seen to step
+	// back, and LargestRollback the largest step. With a MonotonicClock a
+	// step is measured against the monotonic clock when the generator
+	// re-syncs, once per tick, and counts when it moves the reading into
+	// an earlier tick. Without one, readings are compared call to call,
+	// and only steps of a whole tick or more count (concurrent calls read
+	// the clock in no particular order).
+	Rollbacks       uint64
+	LargestRollback time.Duration
+
+	// RingReuses is the number of IDs issued at a tick earlier than the
+	// newest tick issued before them: spare sequence numbers the ring
+	// handed out during a rollback.
+	RingReuses uint64
+
+	// Borrowed is the number of IDs stamped later than the clock read
+	// (the logical strategy borrowing future ticks); MaxLead is the
+	// furthest ahead of the clock one was stamped.
+	Borrowed uint64
+	MaxLead  time.Duration
+
+	// Waits and Waited count the sleeps strategies asked for during
+	// rollbacks, and their total length.
+	Waits  uint64
+	Waited time.Duration
+
+	// TickWaits and TickWaited count the waits for the next tick when a
+	// tick's sequence was used up, and their total length.
+	TickWaits  uint64
+	TickWaited time.Duration
+
+	// Errors counts failed calls by kind.
+	Errors ErrorCounts
+
+	// Lead is, when Stats was called, how far the newest ID issued is
+	// stamped ahead of the clock: positive while borrowed time or a
+	// rollback is under way, negative (a lag) otherwise. It is zero
+	// before the first ID.
+	Lead time.Duration
+}
+
+// ErrorCounts counts a generator's failed calls by the sentinel their
+// error matches.
+type ErrorCounts struct {
+	Rollback    uint64 // ErrClockRollback
+	LeaseLost   uint64 // ErrLeaseLost
+	Expired     uint64 // ErrLayoutExpired
+	BeforeEpoch uint64 // ErrBeforeEpoch
+	Closed      uint64 // ErrClosed
+	Canceled    uint64 // the caller's context ended
+	Other       uint64 // anything else: a strategy's own error, a high-water mark that could not be saved
+}
+
+// counters are the atomic counters behind Stats. They live apart from the
+// ring so that counting never contends with issuing.
+type counters struct {
+	_          [64]byte
+	rollbacks  atomic.Uint64
+	largest    atomic.Int64 // ns
+	ringReuses atomic.Uint64
+	borrowed   atomic.Uint64
+	maxLead    atomic.Int64 // ticks
+	waits      atomic.Uint64
+	waited     atomic.Int64 // ns
+	tickWaits  atomic.Uint64
+	tickWaited atomic.Int64 // ns
+	errors     [errKinds]atomic.Uint64
+	reported   atomic.Uint64 // rollbacks already reported to the hook
+}
+
+type errKind int
+
+const (
+	errRollback errKind = iota
+	errLeaseLost
+	errExpired
+	errBeforeEpoch
+	errClosed
+	errCanceled
+	errOther
+	errKinds
+)
+
+func kindOf(err error) errKind {
+	switch {
+	case errors.Is(err, ErrClockRollback):
+		return errRollback
+	case errors.Is(err, ErrLeaseLost):
+		return errLeaseLost
+	case errors.Is(err, ErrLayoutExpired):
+		return errExpired
+	case errors.Is(err, ErrBeforeEpoch):
+		return errBeforeEpoch
+	case errors.Is(err, ErrClosed):
+		return errClosed
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return errCanceled
+	}
+	return errOther
+}
+
+// seeRollback counts a step back of the wall clock by back nanoseconds.
+func (c *counters) seeRollback(back int64) {
+	c.rollbacks.Add(1)
+	storeMax(&c.largest, back)
+}
+
+func storeMax(a *atomic.Int64, v int64) {
+	for {
+		old := a.Load()
+		if v <= old || a.CompareAndSwap(old, v) {
+			return
+		}
+	}
+}
+
+// Stats returns the generator's counters. It is safe to call concurrently
+// with Next; the counters are read one by one, so under load they may be a
+// few IDs apart from each other.
+func (g *Generator) Stats() Stats {
+	c := &g.stats
+	s := Stats{
+		Issued:          g.ring.issued(),
+		Rollbacks:       c.rollbacks.Load(),
+		LargestRollback: time.Duration(c.largest.Load()),
+		RingReuses:      c.ringReuses.Load(),
+		Borrowed:        c.borrowed.Load(),
+		MaxLead:         time.Duration(c.maxLead.Load()) * g.layout.unit,
+		Waits:           c.waits.Load(),
+		Waited:          time.Duration(c.waited.Load()),
+		TickWaits:       c.tickWaits.Load(),
+		TickWaited:      time.Duration(c.tickWaited.Load()),
+		Errors: ErrorCounts{
+			Rollback:    c.errors[errRollback].Load(),
+			LeaseLost:   c.errors[errLeaseLost].Load(),
+			Expired:     c.errors[errExpired].Load(),
+			BeforeEpoch: c.errors[errBeforeEpoch].Load(),
+			Closed:      c.errors[errClosed].Load(),
+			Canceled:    c.errors[errCanceled].Load(),
+			Other:       c.errors[errOther].Load(),
+		},
+	}
+	if newest := g.newest.Load(); newest >= 0 {
+		s.Lead = g.layout.TickTime(newest).Sub(g.src.clock.Now())
+	}
+	return s
+}
+
+// Outcome says how a call that met a rollback ended.
+type Outcome int
+
+const (
+	// Issued: the call returned an ID.
+	Issued Outcome = iota + 1
+	// Failed: the call returned an error.
+	Failed
+)
+
+// String returns "issued" or "failed".
+func (o Outcome) String() string {
+	switch o {
+	case Issued:
+		return "issued"
+	case Failed:
+		return "failed"
+	}
+	return "Outcome(?)"
+}
+
+// RollbackEvent reports a rollback to the hook of [WithRollbackHook] and to
+// the logger of [WithLogger]: one event for the first call that finds the
+// clock behind the newest ID after the clock was seen to step back.
+type RollbackEvent struct {
+	// At is the clock's reading.
+	At time.Time
+	// Behind is how far the clock read behind the newest ID.
+	Behind time.Duration
+	// Strategy is the step of the strategy (in Parse syntax) whose plan
+	// the call carried out last, or "" when every step passed.
+	Strategy string
+	// Outcome says whether the call issued an ID or failed.
+	Outcome Outcome
+	// Waited is how long the call slept.
+	Waited time.Duration
+	// Err is the call's error when Outcome is Failed.
+	Err error
+}
+
+// WithRollbackHook makes the generator call f with a [RollbackEvent] for
+// each rollback it meets, synchronously, from the call that met it, after
+// that call's outcome is known. f must be quick, safe for concurrent use,
+// and must not call the generator. A nil f makes [New] fail with
+// [ErrInvalidOption]. Without a hook, nothing is spent on events.
+func WithRollbackHook(f func(RollbackEvent)) Option {
+	return optionFunc(func(cfg *config) {
+		if f == nil {
+			invalidOption(cfg, "WithRollbackHook(nil)")
+			return
+		}
+		cfg.hooks = append(cfg.hooks, f)
+	})
+}
+
+// WithLogger makes the generator log each [RollbackEvent] to l at level
+// Warn (Error when the call failed), with the event's fields as
+// attributes. A nil l makes [New] fail with [ErrInvalidOption].
+func WithLogger(l *slog.Logger) Option {
+	return optionFunc(func(cfg *config) {
+		if l == nil {
+			invalidOption(cfg, "WithLogger(nil)")
+			return
+		}
+		cfg.hooks = append(cfg.hooks, func(e RollbackEvent) {
+			level, msg := slog.LevelWarn, "ringflake: clock behind the newest ID"
+			if e.Outcome == Failed {
+				level = slog.LevelError
+			}
+			attrs := []slog.Attr{
+				slog.Time("at", e.At), slog.Duration("behind", e.Behind),
+				slog.String("strategy", e.Strategy), slog.String("outcome", e.Outcome.String()),
+				slog.Duration("waited", e.Waited),
+			}
+			if e.Err != nil {
+				attrs = append(attrs, slog.String("error", e.Err.Error()))
+			}
+			l.LogAttrs(context.Background(), level, msg, attrs...)
+		})
+	})
+}
