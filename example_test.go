@@ -104,3 +104,38 @@ func ExampleGenerator_Next_error() {
 	fmt.Println(errors.Is(err, ringflake.ErrClockRollback), errors.As(err, &re), re.Behind)
 	// Output: true true 4ms
 }
+
+// Stats counts what a generator did; here a rollback the ring absorbed.
+func ExampleGenerator_Stats() {
+	clk := simclock.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	gen, _ := ringflake.New(0, ringflake.WithClock(clk))
+	for range 3 {
+		_, _ = gen.Next()
+		clk.Add(time.Millisecond)
+	}
+	clk.Step(-3 * time.Millisecond) // back to the tick of the second ID
+	clk.Add(time.Millisecond)
+	_, _ = gen.Next()
+
+	s := gen.Stats()
+	fmt.Println("issued", s.Issued, "rollbacks", s.Rollbacks, "largest", s.LargestRollback, "ring reuses", s.RingReuses)
+	// Output: issued 4 rollbacks 1 largest 3ms ring reuses 1
+}
+
+// A hook hears of each rollback once, with the strategy step that handled
+// it and how the call ended; WithLogger does the same through log/slog.
+func ExampleWithRollbackHook() {
+	clk := simclock.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	hook := func(e ringflake.RollbackEvent) {
+		fmt.Printf("clock %v behind, %s answered, call %s after waiting %v\n", e.Behind, e.Strategy, e.Outcome, e.Waited)
+	}
+	gen, _ := ringflake.New(0, ringflake.WithClock(clk), ringflake.WithRollbackHook(hook),
+		ringflake.WithStrategy(strategies.Wait(5*time.Millisecond)))
+	_, _ = gen.Next()
+	clk.Step(-4 * time.Millisecond)
+	clk.Add(time.Millisecond)
+	for range 3 {
+		_, _ = gen.Next() // one event, not three
+	}
+	// Output: clock 3ms behind, wait:5ms answered, call issued after waiting 3ms
+}
