@@ -88,6 +88,7 @@ type timeSource struct {
 	unit   int64 // nanoseconds per tick
 	offset atomic.Int64
 	synced atomic.Int64 // tick of the last re-sync; unsynced before the first
+	window atomic.Int64 // how long the wall read of the last re-sync took, in monotonic time
 	last   atomic.Int64 // without a monotonic clock: the previous reading
 	stats  *counters    // where rollbacks seen are counted
 }
@@ -158,13 +159,17 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 	// concurrent re-syncs do not look like steps.
 	m := s.monotonic()
 	e = int64(s.clock.Now().Sub(s.epoch))
+	w := s.monotonic() - m // how long reading the wall clock took
 	tick = floorDiv(e, s.unit)
 	// The estimate minus the reading is how far the wall clock stepped
-	// back since the last re-sync; count it when it crosses into an
-	// earlier tick than the estimate's.
-	prev := s.offset.Swap(e - m)
-	if est := m + prev; s.synced.Load() != unsynced && est > e && floorDiv(est, s.unit) > tick {
-		s.stats.seeRollback(est - e)
+	// back since the last re-sync. The offset is e-m, so an estimate runs
+	// ahead by up to the time the wall read took; count a step only when
+	// it is larger than that and crosses into an earlier tick than the
+	// estimate's.
+	prev, prevW := s.offset.Swap(e-m), s.window.Swap(w)
+	est := m + prev
+	if back := est - e; s.synced.Load() != unsynced && back > max(w, prevW) && floorDiv(est, s.unit) > tick {
+		s.stats.seeRollback(back)
 	}
 	s.synced.Store(tick)
 	return e, tick

@@ -123,7 +123,10 @@ func New(node int64, opts ...Option) (*Generator, error) {
 	g.newest.Store(-1)
 	g.src.init(cfg.clock, l.epoch, l.unit, &g.stats)
 	if cfg.marks != nil {
-		ahead := int64((cfg.ahead + l.unit - 1) / l.unit)
+		ahead := int64(cfg.ahead / l.unit)
+		if cfg.ahead%l.unit != 0 {
+			ahead++
+		}
 		if ahead < 2 {
 			return nil, fmt.Errorf("%w: WithMarkAhead(%v): want at least two ticks of %v", ErrInvalidOption, cfg.ahead, l.unit)
 		}
@@ -157,11 +160,19 @@ func (g *Generator) Next() (ID, error) { return g.NextContext(context.Background
 //   - [ErrLayoutExpired] once the clock reads past the layout's last tick;
 //   - [ErrBeforeEpoch] when the clock reads before the epoch and no ID was
 //     issued yet;
+//   - [ErrLeaseLost] while the [Lease] does not hold the node id;
+//   - [ErrClosed] after [Generator.Close];
+//   - the [MarkStore]'s error when a call needs a later high-water mark
+//     and it cannot be saved;
 //   - ctx.Err() when ctx ends while the call waits.
 func (g *Generator) NextContext(ctx context.Context) (ID, error) {
+	// newest first: every tick in it was then stamped from an earlier
+	// reading (or borrowed), so a call delayed between reading the clock
+	// and loading newest cannot mistake another call's later tick for a
+	// rollback.
+	newest := g.newest.Load()
 	e := g.src.read()
 	now := floorDiv(e, g.src.unit)
-	newest := g.newest.Load()
 	if now >= newest && now <= g.horizon.Load() && (g.lease == nil || g.lease.Held()) {
 		if v, ok := g.ring.take(now, now); ok {
 			if now > newest {
@@ -214,8 +225,15 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 		s := strategies.Situation{Elapsed: time.Duration(e), Unit: g.layout.unit,
 			Newest: newest, Last: g.last, Waited: c.waited}
 		if now >= newest {
-			if err := g.prepare(ctx, now); err != nil {
+			if waited, err := g.prepare(ctx, now); err != nil {
 				return 0, err
+			} else if waited {
+				// Time passed waiting for the mark: look again, lease
+				// and clock included.
+				newest = g.newest.Load()
+				e = g.src.read()
+				now = floorDiv(e, g.src.unit)
+				continue
 			}
 			if v, ok := g.ring.take(now, now); ok {
 				g.raise(now)
@@ -236,10 +254,13 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 			}
 			if from, limit, ok := p.Range(); ok {
 				v, ok := g.ring.take(from, min(limit, g.hardTick()))
-				for !ok && limit > g.hardTick() {
+				for !ok && g.mark != nil && min(limit, g.last) > g.hardTick() {
 					// The saved mark is in the way: wait for a later one.
-					if err := g.prepare(ctx, g.hardTick()+1); err != nil {
+					if _, err := g.prepare(ctx, g.hardTick()+1); err != nil {
 						return 0, err
+					}
+					if g.lease != nil && !g.lease.Held() {
+						return 0, fmt.Errorf("%w: node %d", ErrLeaseLost, g.node)
 					}
 					v, ok = g.ring.take(from, min(limit, g.hardTick()))
 				}
@@ -268,9 +289,9 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 			// has not seen yet would make the wait too long or too short.
 			// Read the wall clock and decide again.
 			exact = true
+			newest = g.newest.Load()
 			e = g.src.resync()
 			now = floorDiv(e, g.src.unit)
-			newest = g.newest.Load()
 			continue
 		}
 		if err := g.sleep(ctx, sleep); err != nil {
@@ -284,9 +305,9 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 			g.stats.tickWaits.Add(1)
 			g.stats.tickWaited.Add(int64(sleep))
 		}
+		newest = g.newest.Load()
 		e = g.src.read()
 		now = floorDiv(e, g.src.unit)
-		newest = g.newest.Load()
 	}
 }
 

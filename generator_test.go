@@ -3,6 +3,7 @@ package ringflake_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -240,4 +241,87 @@ func TestNextContextCancelledWhileWaitingForTick(t *testing.T) {
 	cancel()
 	_, err = g.NextContext(ctx) // the tick is used up and the mock never moves
 	require.ErrorIs(t, err, context.Canceled)
+}
+
+// pausingClock is a wall-only clock that, once armed, holds its next
+// reading before returning it: a goroutine preempted right after reading
+// the clock.
+type pausingClock struct {
+	c      *simclock.Clock
+	armed  atomic.Bool
+	paused chan struct{}
+	resume chan struct{}
+}
+
+func (p *pausingClock) Now() time.Time {
+	now := p.c.Now()
+	if p.armed.CompareAndSwap(true, false) {
+		p.paused <- struct{}{}
+		<-p.resume
+	}
+	return now
+}
+func (p *pausingClock) After(d time.Duration) <-chan time.Time { return p.c.After(d) }
+
+// A call delayed between reading the clock and issuing, while another call
+// issues in the next tick, has not seen a rollback: the clock only moved
+// forward, so no strategy may fail it or count it as one.
+func TestDelayedCallIsNotARollback(t *testing.T) {
+	for _, name := range []string{"error", "ring", "ring,wait:5ms,error"} {
+		t.Run(name, func(t *testing.T) {
+			clk := simclock.New(start.Add(900 * time.Microsecond))
+			pc := &pausingClock{c: clk, paused: make(chan struct{}), resume: make(chan struct{})}
+			s, err := strategies.Parse(name)
+			require.NoError(t, err)
+			g, err := ringflake.New(1, ringflake.WithClock(pc), ringflake.WithStrategy(s))
+			require.NoError(t, err)
+
+			pc.armed.Store(true)
+			type result struct {
+				id  ringflake.ID
+				err error
+			}
+			delayed := make(chan result)
+			go func() {
+				id, err := g.Next() // reads 12:00:00.0009, then waits
+				delayed <- result{id, err}
+			}()
+			<-pc.paused
+			clk.Add(200 * time.Microsecond)
+			later, err := g.Next() // issues at 12:00:00.001
+			require.NoError(t, err)
+			close(pc.resume)
+
+			a := <-delayed
+			require.NoError(t, a.err)
+			assert.NotEqual(t, later, a.id)
+			st := g.Stats()
+			assert.Zero(t, st.RingReuses)
+			assert.Zero(t, st.Rollbacks)
+		})
+	}
+}
+
+// At the very end of a layout, a logical strategy whose lead reaches past
+// the last tick stops with ErrLayoutExpired; it does not spin.
+func TestLogicalAtTheLayoutsEnd(t *testing.T) {
+	l, err := ringflake.ParseLayout("time=4,node=1,seq=0,width=5")
+	require.NoError(t, err)
+	clk := simclock.New(l.Last())
+	for _, withMarks := range []bool{false, true} {
+		opts := []ringflake.Option{ringflake.WithClock(clk), ringflake.WithLayout(l), ringflake.WithStrategy(strategies.Logical(time.Second))}
+		if withMarks {
+			opts = append(opts, ringflake.WithMarkStore(&recordingStore{}), ringflake.WithMarkAhead(5*time.Millisecond))
+		}
+		g, err := ringflake.New(0, opts...)
+		require.NoError(t, err)
+		id, err := g.Next()
+		require.NoError(t, err)
+		assert.Equal(t, l.MaxTick(), l.Tick(id.Time(l)))
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		_, err = g.NextContext(ctx) // the last tick is used up, and there is no later one to borrow
+		cancel()
+		require.ErrorIs(t, err, ringflake.ErrLayoutExpired)
+		clk = simclock.New(l.Last())
+	}
 }

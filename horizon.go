@@ -38,31 +38,33 @@ func (g *Generator) setHorizon() {
 		return
 	}
 	h := g.last
-	if g.mark != nil {
-		h = min(h, g.mark.hard.Load()-g.mark.aheadTicks/2)
+	if hard := g.hardTick(); hard < g.last { // at the layout's end there is nothing left to save
+		h = hard - g.mark.aheadTicks/2
 	}
 	g.horizon.Store(h)
 }
 
 // prepare makes sure the generator may issue at tick: it starts saving the
 // next mark when tick is past the horizon, and waits for that save when
-// tick is past the saved mark. It returns the save's error, or ctx's.
-func (g *Generator) prepare(ctx context.Context, tick int64) error {
-	if g.mark == nil || tick <= g.horizon.Load() {
-		return nil
+// tick is past the saved mark. It reports whether it waited, and returns
+// the save's error, or ctx's.
+func (g *Generator) prepare(ctx context.Context, tick int64) (waited bool, err error) {
+	if g.mark == nil || tick <= g.horizon.Load() || g.mark.hard.Load() >= g.last {
+		return false, nil
 	}
 	for {
 		done, err := g.saveMark(tick)
 		if tick <= g.mark.hard.Load() {
-			return nil
+			return waited, nil
 		}
 		if err != nil {
-			return err
+			return waited, err
 		}
+		waited = true
 		select {
 		case <-done:
 		case <-ctx.Done():
-			return ctx.Err()
+			return waited, ctx.Err()
 		}
 	}
 }

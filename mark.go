@@ -42,7 +42,10 @@ type MarkStore interface {
 	// SaveMark durably stores mark before returning. A running generator
 	// only saves marks later than the ones it loaded or saved before;
 	// [Generator.Close] may then save an earlier one: the exact mark of
-	// what was issued, in place of the mark written ahead.
+	// what was issued, in place of the mark written ahead. Generators
+	// call it on a background goroutine without a deadline, and calls
+	// that need the mark wait for it, so it must bound its own time (a
+	// network store needs a timeout).
 	SaveMark(ctx context.Context, mark time.Time) error
 }
 

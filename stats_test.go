@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"expvar"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"sync"
@@ -242,7 +243,7 @@ func TestPublishExpvar(t *testing.T) {
 		_, err := g.Next()
 		require.NoError(t, err)
 	}
-	name := "ringflake_test_" + t.Name()
+	name := fmt.Sprintf("ringflake_test_%p", g) // expvar names are process-wide: one per run of the test
 	require.NoError(t, ringflake.PublishExpvar(name, g))
 	var s ringflake.Stats
 	require.NoError(t, json.Unmarshal([]byte(expvar.Get(name).String()), &s))
