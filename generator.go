@@ -374,18 +374,8 @@ func (g *Generator) Close(ctx context.Context) error {
 	g.mark.mu.Lock() // a save ending now must not raise the horizon again
 	g.horizon.Store(-1 << 63)
 	g.mark.mu.Unlock()
-	for {
-		g.mark.mu.Lock()
-		done := g.mark.saving
-		g.mark.mu.Unlock()
-		if done == nil {
-			break
-		}
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	if err := g.SyncMark(ctx); err != nil && ctx.Err() != nil {
+		return err // a failed save is replaced below
 	}
 	newest := g.newest.Load()
 	if newest < 0 || newest >= g.mark.hard.Load() {

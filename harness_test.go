@@ -124,7 +124,8 @@ func (c *checker) restart(store ringflake.MarkStore, clean bool) time.Time {
 	case clean:
 		require.NoError(c.t, c.gen.Close(context.Background()))
 	case c.process != nil:
-		c.process.crash()
+		require.NoError(c.t, c.gen.SyncMark(context.Background())) // the save in flight lands...
+		c.process.crash()                                          // ...and nothing after it
 	}
 	c.process = &process{store: store}
 	mark, err := store.LoadMark(context.Background())

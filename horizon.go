@@ -133,3 +133,27 @@ func (g *Generator) loadMark(ctx context.Context, now int64) error {
 	m.hard.Store(target)
 	return nil
 }
+
+// SyncMark waits until no save of the high-water mark is under way and
+// returns the error of the last save, if it failed, or ctx's error. Without
+// a [MarkStore] it returns nil at once. A service need not call it — calls
+// that need a later mark wait for it themselves — but a test or a replay
+// can make "the mark written ahead has landed" a fact before it goes on.
+func (g *Generator) SyncMark(ctx context.Context) error {
+	if g.mark == nil {
+		return nil
+	}
+	for {
+		g.mark.mu.Lock()
+		done, err := g.mark.saving, g.mark.err
+		g.mark.mu.Unlock()
+		if done == nil {
+			return err
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

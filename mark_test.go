@@ -221,6 +221,7 @@ func TestRestartNeverReissues(t *testing.T) {
 				clk.Add(100 * time.Microsecond)
 			}
 			clk.Step(-30 * time.Millisecond) // restart in the middle of a rollback
+			require.NoError(t, first.SyncMark(context.Background()))
 			firstRun.crash()
 			second, err := ringflake.New(4, append(opts, ringflake.WithMarkStore(store))...)
 			require.NoError(t, err)
@@ -302,4 +303,52 @@ func TestLeaseKeepsTheMark(t *testing.T) {
 	assert.True(t, id.Time(g.Layout()).After(previous), "the new holder starts after the previous holder's mark")
 	mark, _ := lease.recordingStore.snapshot()
 	assert.True(t, mark.After(previous))
+}
+
+// gateStore is a MarkStore whose saves wait for the test to open a gate.
+type gateStore struct {
+	recordingStore
+	gate chan struct{}
+}
+
+func (s *gateStore) SaveMark(ctx context.Context, mark time.Time) error {
+	<-s.gate
+	return s.recordingStore.SaveMark(ctx, mark)
+}
+
+func TestSyncMarkWaitsForTheSaveUnderWay(t *testing.T) {
+	clk := simclock.New(start)
+	store := &gateStore{gate: make(chan struct{}, 1)}
+	store.gate <- struct{}{} // New's own save goes through
+	g, err := ringflake.New(0, ringflake.WithClock(clk), ringflake.WithMarkStore(store), ringflake.WithMarkAhead(10*time.Millisecond))
+	require.NoError(t, err)
+	require.NoError(t, g.SyncMark(context.Background()), "nothing under way")
+
+	clk.Add(6 * time.Millisecond) // past the horizon: a save of the next mark starts in the background
+	_, err = g.Next()
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.ErrorIs(t, g.SyncMark(ctx), context.Canceled, "the save waits at the gate")
+
+	store.gate <- struct{}{}
+	require.NoError(t, g.SyncMark(context.Background()))
+	mark, saves := store.snapshot()
+	assert.Equal(t, 2, saves)
+	assert.Equal(t, start.Add(16*time.Millisecond), mark)
+
+	// A failed save is reported.
+	broken := errors.New("broken disk")
+	store.mu.Lock()
+	store.fail = broken
+	store.mu.Unlock()
+	clk.Add(6 * time.Millisecond)
+	_, err = g.Next()
+	require.NoError(t, err, "the saved mark still covers this tick")
+	store.gate <- struct{}{}
+	require.ErrorIs(t, g.SyncMark(context.Background()), broken)
+
+	plain, err := ringflake.New(0, ringflake.WithClock(clk))
+	require.NoError(t, err)
+	require.NoError(t, plain.SyncMark(context.Background()), "no store, nothing to wait for")
 }

@@ -4,7 +4,8 @@
 //
 // A scenario file tells a story on a simulated clock: where the wall clock
 // starts, the load on the generator, and timed events that step, freeze,
-// drift or jitter the wall clock. [Replay] runs it against one strategy on
+// drift or jitter the wall clock, or restart the process. [Replay] runs it
+// against one strategy on
 // package simclock, checks every call against the strategy's promises and
 // returns a [Report]: IDs issued, duplicates, IDs out of order, errors by
 // kind, the longest stall, the largest lead ahead of and lag behind the
@@ -23,6 +24,7 @@
 //	layout: twitter                 # optional: a ringflake.ParseLayout string
 //	node: 7                         # optional, default 0
 //	duration: 100ms                 # true time the replay runs
+//	mark_ahead: 1s                  # optional: the generator's mark interval, see Restarts
 //	load:
 //	  rate: 10/ms                   # steady calls per time unit: 10/ms, 2500/s, 3/10ms
 //	  goroutines: 4                 # simulated callers, default 1
@@ -34,7 +36,7 @@
 //	  - {at: 60ms, freeze: 20ms}                # stop it for 20ms of true time
 //	  - {at: 0s, drift: -0.5%}                  # run 0.5% slow (or -5000ppm, -0.005)
 //	  - {at: 0s, jitter: 2ms, seed: 42}         # reads scatter ±2ms (0 turns it off)
-//	  - {at: 80ms, restart: crash}              # or clean; rejected for now, see below
+//	  - {at: 80ms, restart: crash}              # or clean; see Restarts
 //	expect:                         # optional, per strategy (strategies.Parse syntax) or all
 //	  all: {duplicates: 0}
 //	  error: {available: false}
@@ -45,16 +47,15 @@
 // counts (a plain number means exactly; prefix ==, <, <=, > or >=, quoted
 // because a plain > starts a YAML block), durations (a plain value means at
 // most) or, for available, true (no errors) or false (some errors); the
-// fields are those of [Bound]. A restart event is part of the format but is
-// rejected with [ErrRestartUnsupported] until replays can carry a
-// generator's persisted high-water mark across it.
+// fields are those of [Bound].
 //
 // Every error about a file is an [*Error] that names the file, the line and
 // the field, and matches [ErrInvalid]: unknown fields and events, values of
 // the wrong type, bad times and durations, negative durations where they
 // make no sense, events after the end, unknown strategies (also matching
-// strategies.ErrInvalidStrategy), layouts (ringflake.ErrInvalidLayout) and
-// node ids (ringflake.ErrNodeOutOfRange).
+// strategies.ErrInvalidStrategy), layouts (ringflake.ErrInvalidLayout),
+// node ids (ringflake.ErrNodeOutOfRange) and mark intervals of one tick or
+// less (ringflake.ErrInvalidOption).
 //
 // # The replay
 //
@@ -77,11 +78,57 @@
 //
 // This makes replays deterministic: the same file and strategy give the
 // same report, field for field, with any number of goroutines, on any
-// machine, under the race detector too. It also means the replay shows the
+// machine, under the race detector too (see Restarts for the one limit). It also means the replay shows the
 // interleavings of a scheduler that is fair and instantaneous, not every
 // interleaving a real machine could produce; the ring's compare-and-swap,
 // which makes IDs unique under any interleaving, is proved by the core
 // package's concurrency tests, not here.
+//
+// # Restarts
+//
+// A restart event replaces the running generator by a new one with the
+// same node, layout, strategy and clock, as a process restart does. The
+// generators of all runs keep their high-water mark (ringflake.MarkStore)
+// in one store the replay keeps in memory, saving it mark_ahead ahead of
+// their IDs (ringflake.WithMarkAhead; ringflake.DefaultMarkAhead by
+// default), and each new generator loads the mark the old one left and
+// starts after it. The new generator starts at the instant of simulated
+// time the old one ends.
+//
+// restart: clean is a graceful shutdown: from the event on no call starts;
+// the calls under way end in the old generator, in simulated time; then it
+// is closed (ringflake.Generator.Close), which saves its newest ID as the
+// exact mark, and the calls that came due meanwhile go to the new one.
+// restart: crash (also restart: true) kills the process at the event's
+// instant: the calls under way never return (errors of kind "crash"), the
+// save of the mark in flight completes and nothing later is saved, so the
+// new generator starts after the mark saved ahead, up to the interval past
+// the old run's newest ID, however right the clock is.
+//
+// Until the wall clock passes the mark the new run is behind, as in a
+// rollback, and its strategy decides: error fails, wait waits within its
+// limit and fails beyond it, the ring fails (its spare capacity does not
+// survive a restart), logical borrows within its lead. The report's
+// Restarts ([RestartReport]) tell, for each restart, the mark, how far
+// behind it the clock read when the new run started, the calls abandoned,
+// the calls of the new run that failed while behind, their longest stall,
+// and the IDs of an earlier run returned again (never expected). The
+// checks go on across restarts: uniqueness and monotonicity against every
+// ID of every run, and no ID of a new run stamped at or before the mark it
+// loaded (the promise "restart").
+//
+// Only a scenario with a restart event, or that sets mark_ahead, keeps a
+// mark. A mark store changes what the generator does (it never issues past
+// the mark it saved, and saves the mark on a goroutine of its own), most
+// services run without one, and the scenarios that model them should
+// replay the generator they run.
+//
+// That goroutine saves in real time while simulated time stands still.
+// After every call the replay waits for it ([ringflake.Generator.SyncMark]),
+// so a save counts as done within the call that started it however long it
+// takes, and replays of a file give the same report whatever the machine
+// is doing. A crash lets the save under way land and refuses every save
+// after it, as a killed process would.
 //
 // # What is checked on every call
 //

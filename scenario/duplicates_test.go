@@ -13,7 +13,21 @@ func TestDuplicates(t *testing.T) {
 	assert.Equal(t, []Violation{
 		{Promise: "unique", Call: 3, At: 30, Detail: "ID 7 was already returned by call 1"},
 		{Promise: "unique", Call: 5, At: 50, Detail: "ID 7 was already returned by call 3"},
-	}, duplicates(ids))
-	assert.Empty(t, duplicates([]issued{{id: 1}, {id: 2}}))
-	assert.Empty(t, duplicates(nil))
+	}, duplicates(ids, nil))
+	assert.Empty(t, duplicates([]issued{{id: 1}, {id: 2}}, nil))
+	assert.Empty(t, duplicates(nil, nil))
+}
+
+// A duplicate across a restart also counts in the restart that started the
+// run of the copy.
+func TestDuplicatesAcrossRestarts(t *testing.T) {
+	restarts := []RestartReport{{At: 20}, {At: 40}}
+	ids := []issued{{id: 7, call: 1, at: 10}, {id: 8, call: 2, at: 30, run: 1}, {id: 7, call: 3, at: 50, run: 2},
+		{id: 8, call: 4, at: 51, run: 2}, {id: 9, call: 5, at: 52, run: 2}, {id: 9, call: 6, at: 53, run: 2}}
+	assert.Equal(t, []Violation{
+		{Promise: "unique", Call: 3, At: 50, Detail: "ID 7 was already returned by call 1, before the restart at 40ns"},
+		{Promise: "unique", Call: 4, At: 51, Detail: "ID 8 was already returned by call 2, before the restart at 40ns"},
+		{Promise: "unique", Call: 6, At: 53, Detail: "ID 9 was already returned by call 5"},
+	}, duplicates(ids, restarts))
+	assert.Equal(t, []RestartReport{{At: 20}, {At: 40, Duplicates: 2}}, restarts)
 }

@@ -13,19 +13,16 @@ import (
 // are in an [*Error].
 var ErrInvalid = errors.New("scenario: invalid scenario")
 
-// ErrRestartUnsupported is matched by the error about a restart event:
-// replaying a process restart needs restart safety (a persisted high-water
-// mark), which ringflake does not have yet. The event is part of the format
-// so that files can keep it once it is supported. The error also matches
-// [ErrInvalid].
-var ErrRestartUnsupported = errors.New("scenario: restart events need restart safety, which is not available yet")
+// errCrashed is what a crashed run's handle on the replay's mark store
+// returns for every save the run tries after its crash.
+var errCrashed = errors.New("scenario: the process crashed")
 
 // Error reports what is wrong with a scenario and where. It matches
 // [ErrInvalid] with [errors.Is], and through Unwrap the more specific
-// error behind it, when there is one: [ErrRestartUnsupported],
-// strategies.ErrInvalidStrategy for an unknown strategy,
-// ringflake.ErrInvalidLayout for a bad layout, ringflake.ErrNodeOutOfRange
-// for a node the layout cannot hold.
+// error behind it, when there is one: strategies.ErrInvalidStrategy for an
+// unknown strategy, ringflake.ErrInvalidLayout for a bad layout,
+// ringflake.ErrNodeOutOfRange for a node the layout cannot hold,
+// ringflake.ErrInvalidOption for a mark interval the generator refuses.
 type Error struct {
 	File   string // the file's path, or the name given to Parse; may be empty
 	Line   int    // 1-based line in the file, or 0 when unknown

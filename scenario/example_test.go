@@ -43,6 +43,39 @@ expect:
 	// ring: issued 400, errors 0, out of order 20, ok true
 }
 
+// Replay a crash during a rollback. The new process starts after the
+// high-water mark the old one saved ahead of its IDs: the error strategy
+// fails until the clock passes it, the logical strategy counts on from it.
+func ExampleReplay_restart() {
+	s, err := scenario.Parse("crash.yaml", []byte(`
+# The process crashes 5 ms after chronyd steps the clock back 20 ms.
+start: 2026-11-22T12:00:00Z
+duration: 350ms
+mark_ahead: 100ms
+load: {rate: 10/ms}
+events:
+  - {at: 200ms, step: -20ms}
+  - {at: 205ms, restart: crash}
+`))
+	if err != nil {
+		panic(err)
+	}
+	for _, st := range []strategies.Strategy{strategies.Error(), strategies.Logical(time.Second)} {
+		r, err := scenario.Replay(context.Background(), s, st)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%s: issued %d, errors %v, duplicates %d, out of order %d, max lead %v\n",
+			r.Strategy, r.Issued, r.Errors, r.Duplicates, r.OutOfOrder, r.MaxLead)
+		fmt.Println(" ", r.Restarts[0])
+	}
+	// Output:
+	// error: issued 2770, errors rollback=730, duplicates 0, out of order 0, max lead 0s
+	//   at 205ms: crash, 68ms behind the mark, 680 failed, max stall 1ms
+	// logical:1s: issued 3500, errors 0, duplicates 0, out of order 0, max lead 69ms
+	//   at 205ms: crash, 68ms behind the mark, 0 failed, max stall 0s
+}
+
 // A Recorder turns samples of a host's wall and monotonic clocks into
 // scenario events.
 func ExampleRecorder() {

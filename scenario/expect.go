@@ -27,7 +27,8 @@ type Expectation struct {
 //
 //	issued, duplicates, out_of_order, errors   counts: 0, ">0", "<= 10"
 //	errors.rollback, errors.expired,           counts of errors of one kind
-//	errors.before_epoch, errors.other          (files nest them: errors: {rollback: ">0"})
+//	errors.before_epoch, errors.crash,         (files nest them: errors: {rollback: ">0"})
+//	errors.other
 //	available                                  true (no errors) or false (some errors)
 //	max_stall, max_lead, max_lag, borrowed     durations: 5ms, "<1s", ">0"
 type Bound struct {
@@ -83,13 +84,13 @@ const (
 )
 
 // errorKinds are the kinds of errors a report counts, in report order.
-var errorKinds = [...]string{"rollback", "expired", "before_epoch", "other"}
+var errorKinds = [...]string{"rollback", "expired", "before_epoch", "crash", "other"}
 
 // fieldKindOf returns the kind of a report field an expectation can name.
 func fieldKindOf(name string) (fieldKind, bool) {
 	switch name {
 	case "issued", "duplicates", "out_of_order", "errors",
-		"errors.rollback", "errors.expired", "errors.before_epoch", "errors.other":
+		"errors.rollback", "errors.expired", "errors.before_epoch", "errors.crash", "errors.other":
 		return countField, true
 	case "max_stall", "max_lead", "max_lag", "borrowed":
 		return durationField, true
@@ -100,7 +101,7 @@ func fieldKindOf(name string) (fieldKind, bool) {
 }
 
 func fieldList() string {
-	return "issued, duplicates, out_of_order, errors (or errors: {rollback, expired, before_epoch, other}), " +
+	return "issued, duplicates, out_of_order, errors (or errors: {rollback, expired, before_epoch, crash, other}), " +
 		"available, max_stall, max_lead, max_lag, borrowed"
 }
 

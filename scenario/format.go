@@ -11,8 +11,8 @@ import (
 
 // WriteTo writes s in the file format, so that [Parse] reads back an
 // equal scenario: the comment first, then the fields, events and
-// expectations. Default values (the Twitter layout, node 0, one goroutine)
-// are left out. It implements [io.WriterTo].
+// expectations. Default values (the Twitter layout, node 0, the default
+// mark interval, one goroutine) are left out. It implements [io.WriterTo].
 func (s *Scenario) WriteTo(w io.Writer) (int64, error) {
 	var b bytes.Buffer
 	if s.Comment != "" {
@@ -31,6 +31,9 @@ func (s *Scenario) WriteTo(w io.Writer) (int64, error) {
 		fmt.Fprintf(&b, "node: %d\n", s.Node)
 	}
 	fmt.Fprintf(&b, "duration: %s\n", formatDuration(s.Duration))
+	if s.MarkAhead != 0 {
+		fmt.Fprintf(&b, "mark_ahead: %s\n", formatDuration(s.MarkAhead))
+	}
 	if l := s.Load; l.Rate.Count > 0 || l.Goroutines > 1 || len(l.Bursts) > 0 {
 		b.WriteString("load:\n")
 		if l.Rate.Count > 0 {

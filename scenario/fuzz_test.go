@@ -29,6 +29,7 @@ func FuzzParse(f *testing.F) {
 		stepBack,
 		"start: 2026-11-22T12:00:00Z\nduration: 1ms\n",
 		"start: 2026-11-22T12:00:00Z\nduration: 1ms\nevents: [{at: 0s, restart: clean}]\n",
+		"start: 2026-11-22T12:00:00Z\nduration: 1s\nmark_ahead: 250ms\nevents: [{at: 10ms, restart: crash}, {at: 20ms, restart: true}]\n",
 		"start: yesterday\n",
 		"- a\n- b\n",
 		"name: \"x: y\"\nstart: 2026-11-22T12:00:00+02:00\nduration: 1h0m0.5s\nnode: 3\nlayout: js-safe\n",
@@ -58,6 +59,7 @@ func FuzzParse(f *testing.F) {
 		require.Equal(t, first.String(), second.String())
 		assert.Equal(t, s.Events, again.Events)
 		assert.Equal(t, s.Load, again.Load)
+		assert.Equal(t, s.MarkAhead, again.MarkAhead)
 		assert.True(t, s.Start.Equal(again.Start))
 		assert.True(t, s.Layout.Equal(again.Layout))
 	})

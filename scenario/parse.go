@@ -32,8 +32,7 @@ func ReadFile(path string) (*Scenario, error) {
 // and field: YAML that does not parse, an unknown field or event, a value
 // of the wrong type, a bad time, duration, rate or layout, an unknown
 // strategy (also matching strategies.ErrInvalidStrategy), and everything
-// [Scenario.Validate] rejects, including restart events
-// ([ErrRestartUnsupported]).
+// [Scenario.Validate] rejects.
 func Parse(file string, data []byte) (*Scenario, error) {
 	p := &parser{s: &Scenario{File: file, lines: map[string]int{}}}
 	var doc yaml.Node
@@ -163,7 +162,7 @@ func contains(list []string, s string) bool {
 func (p *parser) top(root *yaml.Node) error {
 	var layout string
 	var layoutNode *yaml.Node
-	err := p.fields(root, "", []string{"name", "start", "layout", "node", "duration", "load", "events", "expect"},
+	err := p.fields(root, "", []string{"name", "start", "layout", "node", "duration", "mark_ahead", "load", "events", "expect"},
 		func(key string, v *yaml.Node, path string) error {
 			var err error
 			switch key {
@@ -178,6 +177,8 @@ func (p *parser) top(root *yaml.Node) error {
 				p.s.Node, err = p.int(v, path)
 			case "duration":
 				p.s.Duration, err = p.duration(v, path)
+			case "mark_ahead":
+				p.s.MarkAhead, err = p.duration(v, path)
 			case "load":
 				err = p.load(v, path)
 			case "events":
@@ -444,9 +445,6 @@ func (p *parser) events(n *yaml.Node, path string) error {
 		}
 		if _, ok := p.s.lines[ep+".at"]; !ok {
 			return p.errf(en, ep+".at", nil, "missing; want the true time since the start, such as 20ms")
-		}
-		if ev.Kind == Restart {
-			return p.errf(kindNode, ep+".restart", ErrRestartUnsupported, "restart events need restart safety, which is not available yet")
 		}
 		p.s.Events = append(p.s.Events, ev)
 	}

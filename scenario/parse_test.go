@@ -1,7 +1,6 @@
 package scenario_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ start: 2026-11-22T12:00:00.5Z
 layout: sonyflake
 node: 7
 duration: 2s
+mark_ahead: 250ms
 load:
   rate: 3/10ms
   goroutines: 4
@@ -37,6 +37,8 @@ events:
   - {at: 200ms, drift: 0.001}
   - {at: 0s, jitter: 2ms, seed: 42}
   - {at: 2s, step: 1m30s}
+  - {at: 1s, restart: crash}
+  - {at: 1500ms, restart: clean}
 expect:
   all: {duplicates: 0}
   error: {available: false, errors: ">0"}
@@ -55,6 +57,7 @@ func TestParse(t *testing.T) {
 	assert.True(t, s.Layout.Equal(ringflake.SonyflakeLayout()))
 	assert.Equal(t, int64(7), s.Node)
 	assert.Equal(t, 2*time.Second, s.Duration)
+	assert.Equal(t, 250*ms, s.MarkAhead)
 	assert.Equal(t, scenario.Load{
 		Rate:       scenario.Rate{Count: 3, Per: 10 * ms},
 		Goroutines: 4,
@@ -68,22 +71,24 @@ func TestParse(t *testing.T) {
 		{At: 200 * ms, Kind: scenario.Drift, Rate: 0.001},
 		{At: 0, Kind: scenario.Jitter, D: 2 * ms, Seed: 42},
 		{At: 2 * time.Second, Kind: scenario.Step, D: 90 * time.Second},
+		{At: time.Second, Kind: scenario.Restart},
+		{At: 1500 * ms, Kind: scenario.Restart, Clean: true},
 	}, s.Events)
 	assert.Equal(t, []scenario.Expectation{
-		{Bounds: []scenario.Bound{{Field: "duplicates", Op: scenario.Equal, Value: 0, Line: 25}}},
+		{Bounds: []scenario.Bound{{Field: "duplicates", Op: scenario.Equal, Value: 0, Line: 28}}},
 		{Strategy: "error", Bounds: []scenario.Bound{
-			{Field: "available", Op: scenario.Equal, Value: 0, Line: 26},
-			{Field: "errors", Op: scenario.Above, Value: 0, Line: 26}}},
+			{Field: "available", Op: scenario.Equal, Value: 0, Line: 29},
+			{Field: "errors", Op: scenario.Above, Value: 0, Line: 29}}},
 		{Strategy: "wait:5ms", Bounds: []scenario.Bound{ // "wait" is stored in its canonical form
-			{Field: "max_stall", Op: scenario.AtMost, Value: int64(5 * ms), Line: 27},
-			{Field: "errors.rollback", Op: scenario.AtMost, Value: 3, Line: 27},
-			{Field: "errors.expired", Op: scenario.Equal, Value: 0, Line: 27}}},
+			{Field: "max_stall", Op: scenario.AtMost, Value: int64(5 * ms), Line: 30},
+			{Field: "errors.rollback", Op: scenario.AtMost, Value: 3, Line: 30},
+			{Field: "errors.expired", Op: scenario.Equal, Value: 0, Line: 30}}},
 		{Strategy: "ring,wait:5ms,error", Bounds: []scenario.Bound{
-			{Field: "out_of_order", Op: scenario.AtLeast, Value: 1, Line: 28},
-			{Field: "max_lead", Op: scenario.Below, Value: int64(time.Second), Line: 28},
-			{Field: "max_lag", Op: scenario.AtMost, Value: int64(3 * ms), Line: 28},
-			{Field: "borrowed", Op: scenario.AtMost, Value: 0, Line: 28},
-			{Field: "issued", Op: scenario.Above, Value: 100, Line: 28}}},
+			{Field: "out_of_order", Op: scenario.AtLeast, Value: 1, Line: 31},
+			{Field: "max_lead", Op: scenario.Below, Value: int64(time.Second), Line: 31},
+			{Field: "max_lag", Op: scenario.AtMost, Value: int64(3 * ms), Line: 31},
+			{Field: "borrowed", Op: scenario.AtMost, Value: 0, Line: 31},
+			{Field: "issued", Op: scenario.Above, Value: 100, Line: 31}}},
 	}, s.Expect)
 	assert.Equal(t, []string{"error", "wait:5ms", "ring,wait:5ms,error"}, s.ExpectedStrategies())
 	assert.Equal(t, int64(600+300+50), s.Calls())
@@ -95,6 +100,7 @@ func TestParseDefaults(t *testing.T) {
 	assert.Equal(t, "minimal", s.Name, "the name defaults to the file's")
 	assert.True(t, s.Layout.IsZero(), "the zero layout stands for Twitter's")
 	assert.Zero(t, s.Node)
+	assert.Zero(t, s.MarkAhead, "the zero mark interval stands for ringflake's default")
 	assert.Zero(t, s.Calls())
 	assert.Empty(t, s.Comment)
 }
@@ -152,8 +158,12 @@ func TestParseErrors(t *testing.T) {
 		{"seed on a step", head + "events:\n  - {at: 1ms, step: -1ms, seed: 3}\n", 4, "events[0].seed", nil},
 		{"negative seed", head + "events:\n  - {at: 1ms, jitter: 1ms, seed: -3}\n", 4, "events[0].seed", nil},
 		{"block-style event, error on its second line", head + "events:\n  - at: 1ms\n    step: soon\n", 5, "events[0].step", nil},
-		{"restart", head + "events:\n  - {at: 1ms, restart: crash}\n", 4, "events[0].restart", scenario.ErrRestartUnsupported},
 		{"restart of the wrong kind", head + "events:\n  - {at: 1ms, restart: twice}\n", 4, "events[0].restart", nil},
+		{"restart with a seed", head + "events:\n  - {at: 1ms, restart: crash, seed: 1}\n", 4, "events[0].seed", nil},
+		{"mark interval of the wrong type", head + "mark_ahead: soon\n", 3, "mark_ahead", nil},
+		{"negative mark interval", head + "mark_ahead: -1s\n", 3, "mark_ahead", nil},
+		{"mark interval of one tick", head + "mark_ahead: 1ms\n", 3, "mark_ahead", ringflake.ErrInvalidOption},
+		{"mark interval of one sonyflake tick", head + "layout: sonyflake\nmark_ahead: 10ms\n", 4, "mark_ahead", ringflake.ErrInvalidOption},
 		{"unknown strategy", head + "expect:\n  retry: {errors: 0}\n", 4, "expect.retry", strategies.ErrInvalidStrategy},
 		{"malformed strategy", head + "expect:\n  \"ring,,error\": {errors: 0}\n", 4, `expect["ring,,error"]`, strategies.ErrInvalidStrategy},
 		{"strategy that does not fit the layout", head + "layout: sonyflake\nexpect:\n  \"logical:1ms\": {errors: 0}\n", 5, `expect["logical:1ms"]`, strategies.ErrInvalidStrategy},
@@ -177,9 +187,6 @@ func TestParseErrors(t *testing.T) {
 			assert.NotEmpty(t, e.Reason)
 			if tc.cause != nil {
 				assert.ErrorIs(t, err, tc.cause)
-			}
-			if !errors.Is(tc.cause, scenario.ErrRestartUnsupported) {
-				assert.NotErrorIs(t, err, scenario.ErrRestartUnsupported)
 			}
 			msg := err.Error()
 			assert.True(t, strings.HasPrefix(msg, "scenario: bad.yaml"), msg)
@@ -226,7 +233,14 @@ func TestValidate(t *testing.T) {
 		{"clean step", func(s *scenario.Scenario) {
 			s.Events = []scenario.Event{{Kind: scenario.Step, D: 1, Clean: true}}
 		}, "events[0].step", nil},
-		{"restart", func(s *scenario.Scenario) { s.Events = []scenario.Event{{Kind: scenario.Restart}} }, "events[0].restart", scenario.ErrRestartUnsupported},
+		{"restart with a duration", func(s *scenario.Scenario) {
+			s.Events = []scenario.Event{{Kind: scenario.Restart, D: time.Millisecond}}
+		}, "events[0].restart", nil},
+		{"restart with a rate", func(s *scenario.Scenario) {
+			s.Events = []scenario.Event{{Kind: scenario.Restart, Rate: 0.1}}
+		}, "events[0].restart", nil},
+		{"negative mark interval", func(s *scenario.Scenario) { s.MarkAhead = -time.Second }, "mark_ahead", nil},
+		{"mark interval of one tick", func(s *scenario.Scenario) { s.MarkAhead = time.Millisecond }, "mark_ahead", ringflake.ErrInvalidOption},
 		{"unknown bound", func(s *scenario.Scenario) {
 			s.Expect = []scenario.Expectation{{Bounds: []scenario.Bound{{Field: "speed", Op: scenario.Equal}}}}
 		}, "expect.all.speed", nil},

@@ -23,6 +23,7 @@ type Option interface {
 type options struct {
 	progress func(done, total time.Duration)
 	trace    bool
+	slowSave func() // runs inside every save of the mark store: tests of slow stores
 }
 
 type optionFunc func(*options)
@@ -42,16 +43,29 @@ func WithTrace() Option {
 	return optionFunc(func(o *options) { o.trace = true })
 }
 
+// withSlowSaves makes the replay's mark store run f inside every save, for
+// tests of stores that take their time.
+func withSlowSaves(f func()) Option {
+	return optionFunc(func(o *options) { o.slowSave = f })
+}
+
 // Replay runs scenario s against strategy on a simulated clock and
 // reports what happened. It checks every call against the strategy's
 // [Promise] (violations are in the report, not an error) and the report
 // against the scenario's expectations for every strategy and for this one
 // (Report.Unmet). Report.OK tells whether both held.
 //
-// Errors: those of [Scenario.Validate] (matching [ErrInvalid], or
-// [ErrRestartUnsupported]); strategies.ErrInvalidStrategy when strategy is
-// nil or does not fit the layout; ctx.Err() when ctx ends first, which
-// stops the replay within 1024 calls.
+// A scenario with restart events replaces the generator at each, on a
+// mark store kept in memory (see the package documentation); the report's
+// Restarts tell what each did.
+//
+// Errors: those of [Scenario.Validate] (matching [ErrInvalid]);
+// strategies.ErrInvalidStrategy when strategy is nil or does not fit the
+// layout; an [*Error] about the restart event, matching [ErrInvalid] and
+// ringflake.ErrBeforeEpoch or ringflake.ErrLayoutExpired, when the clock
+// reads outside what the layout can represent at a restart, so that no
+// new generator can start; ctx.Err() when ctx ends first, which stops the
+// replay within 1024 calls.
 func Replay(ctx context.Context, s *Scenario, strategy strategies.Strategy, opts ...Option) (*Report, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -70,6 +84,9 @@ func Replay(ctx context.Context, s *Scenario, strategy strategies.Strategy, opts
 		return nil, err
 	}
 	e.run()
+	if e.err != nil {
+		return nil, e.err
+	}
 	if e.cancelled {
 		return nil, ctx.Err()
 	}
@@ -90,16 +107,36 @@ func Replay(ctx context.Context, s *Scenario, strategy strategies.Strategy, opts
 // everything is a function of the scenario and the strategy alone, and the
 // hand-overs through channels order all memory accesses for the race
 // detector. With one caller the turn never changes hands.
+//
+// A restart is a stop of the scheduler too (see restart.go): it replaces
+// the generator between two calls.
 type engine struct {
-	ctx     context.Context
-	s       *Scenario
-	opt     options
-	clk     *simclock.Clock
-	gen     *ringflake.Generator
-	layout  ringflake.Layout
-	unit    time.Duration
-	promise Promise
-	rep     *Report
+	ctx      context.Context
+	s        *Scenario
+	opt      options
+	clk      *simclock.Clock
+	strategy strategies.Strategy
+	layout   ringflake.Layout
+	unit     time.Duration
+	promise  Promise
+	rep      *Report
+
+	// The running generator and what belongs to its run.
+	gen    *ringflake.Generator
+	runs   int                // runs before this one: the restarts carried out
+	runCtx context.Context    // the context of the run's calls, cancelled when it crashes
+	cancel context.CancelFunc // cancels runCtx
+	store  *markStore         // the mark store all runs share; nil when the scenario keeps no mark
+	proc   *process           // the run's handle on store
+	floor  int64              // the tick of the mark the run loaded; -1 for the first run
+
+	restarts  []restartEvent // the restart events, in order
+	nextRe    int            // index of the next restart event due
+	pending   int            // index in rep.Restarts of the restart under way (the old run's calls are ending), or -1
+	pendingEv restartEvent   // the event of the restart under way
+	behind    int            // index in rep.Restarts of the restart whose mark the wall clock has not passed yet, or -1
+	unwound   chan struct{}  // a caller whose call a crash ended hands the turn back on it
+	err       error          // ends the replay: a restart could not start the new generator
 
 	// The clock as last advanced. Only the scheduler moves it.
 	mono    time.Duration
@@ -129,10 +166,12 @@ type engine struct {
 }
 
 type worker struct {
-	resume   chan struct{}
-	busy     bool // making a call
-	sleeping bool // waiting in After until wakeAt
-	wakeAt   time.Duration
+	resume    chan struct{}
+	busy      bool // making a call
+	sleeping  bool // waiting in After until wakeAt
+	wakeAt    time.Duration
+	abandoned bool // its call was under way when the process crashed: it ends in the dead generator
+	handBack  bool // the crash is being handled on another caller's turn: hand the turn back once the call ended
 }
 
 // stop is an instant the clock must pass through on its own: an event
@@ -151,22 +190,29 @@ type issued struct {
 	id   ringflake.ID
 	call int64
 	at   time.Duration
+	run  int // runs started before the call's: its generator's restarts
 }
 
 func newEngine(ctx context.Context, s *Scenario, strategy strategies.Strategy, o options) (*engine, error) {
 	l := s.layout()
-	e := &engine{ctx: ctx, s: s, opt: o, layout: l, unit: l.Unit(), promise: PromiseOf(strategy),
-		clk: simclock.New(s.Start), newest: -1, exact: true,
+	e := &engine{ctx: ctx, s: s, opt: o, strategy: strategy, layout: l, unit: l.Unit(), promise: PromiseOf(strategy),
+		clk: simclock.New(s.Start), newest: -1, exact: true, floor: -1, pending: -1, behind: -1, unwound: make(chan struct{}),
 		rep: &Report{Scenario: s.Name, File: s.File, Strategy: strategy.String(), Errors: ErrorMap{}}}
 	e.rep.Promise = e.promise
 
 	events := slices.Clone(s.Events)
 	slices.SortStableFunc(events, func(a, b Event) int { return cmp.Compare(a.At, b.At) })
+	for i, ev := range s.Events {
+		if ev.Kind == Restart { // the scheduler carries it out
+			e.restarts = append(e.restarts, restartEvent{Event: ev, path: fmt.Sprintf("events[%d]", i)})
+		}
+	}
+	slices.SortStableFunc(e.restarts, func(a, b restartEvent) int { return cmp.Compare(a.At, b.At) })
 	var script []simclock.Event
 	for _, ev := range events {
 		ce, ok := ev.clock()
 		if !ok {
-			return nil, s.fail("events", ErrRestartUnsupported, "%v: restart events need restart safety, which is not available yet", ev)
+			continue
 		}
 		script = append(script, ce)
 		st := stop{at: ev.At}
@@ -211,7 +257,10 @@ func newEngine(ctx context.Context, s *Scenario, strategy strategies.Strategy, o
 	}
 	e.wall = e.clk.Wall()
 	e.mark(l.Tick(e.wall))
-	if err := e.start(strategy); err != nil {
+	if s.keepsMark() {
+		e.store = newMarkStore(o.slowSave)
+	}
+	if err := e.start(); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -230,17 +279,21 @@ func (e *engine) mergeStops() {
 	e.stops = out
 }
 
-// start makes the generator the replay calls. A restart event, once
-// restart safety exists, will be carried out as a stop of the scheduler
-// that abandons the calls under way and calls start again with the
-// persisted high-water mark of the previous generator.
-func (e *engine) start(strategy strategies.Strategy) error {
-	g, err := ringflake.New(e.s.Node, ringflake.WithClock(engineClock{e}),
-		ringflake.WithStrategy(strategy), ringflake.WithLayout(e.layout))
+// start makes the generator of a new run: at the start, and after each
+// restart. With a mark store it loads the previous run's mark.
+func (e *engine) start() error {
+	opts := []ringflake.Option{ringflake.WithClock(engineClock{e}),
+		ringflake.WithStrategy(e.strategy), ringflake.WithLayout(e.layout)}
+	if e.store != nil {
+		e.proc = &process{store: e.store}
+		opts = append(opts, ringflake.WithMarkStore(e.proc), ringflake.WithMarkAhead(e.s.markAhead()))
+	}
+	g, err := ringflake.New(e.s.Node, opts...)
 	if err != nil {
 		return err
 	}
 	e.gen = g
+	e.runCtx, e.cancel = context.WithCancel(context.Background())
 	return nil
 }
 
@@ -261,6 +314,10 @@ func (e *engine) run() {
 		e.stopWorkers()
 	}
 	wg.Wait()
+	// The last run ends cleanly, so that no save of its mark is left
+	// under way when Replay returns.
+	_ = e.gen.Close(context.Background())
+	e.cancel()
 }
 
 // work is the life of one caller: wait for the turn, make a call, pick the
@@ -270,7 +327,16 @@ func (e *engine) work(w *worker) {
 		return
 	}
 	for {
-		e.call(w)
+		if e.call(w) && w.handBack {
+			// A crash ended this call on another caller's turn: hand it
+			// back, and wait for a turn of one's own.
+			w.handBack = false
+			e.unwound <- struct{}{}
+			if _, ok := <-w.resume; !ok {
+				return
+			}
+			continue
+		}
 		next := e.next()
 		if next == nil {
 			e.stopWorkers()
@@ -294,49 +360,89 @@ func (e *engine) stopWorkers() {
 // next is the scheduler: it picks the caller to run next, advances the
 // clock to when that happens, and returns the caller, marked as current. It
 // returns nil when every call has been made and no caller is waiting.
+//
+// A restart due before the next thing happens is carried out first (see
+// restart.go); while one is under way, no call starts. When the current
+// caller's call was under way at a crash, next returns that caller, so
+// that its call ends in the dead generator before anything else happens.
 func (e *engine) next() *worker {
-	var sleeper, idle *worker
-	for _, w := range e.workers {
-		switch {
-		case w.sleeping:
-			if sleeper == nil || w.wakeAt < sleeper.wakeAt {
-				sleeper = w
+	if e.store != nil {
+		// A mark save the last call started lands before the replay moves
+		// on, however long it takes in real time: in simulated time it
+		// completes within the call that started it.
+		_ = e.gen.SyncMark(context.Background())
+	}
+	for {
+		if w := e.current; w != nil && w.abandoned {
+			return w
+		}
+		if e.pending >= 0 && !e.anyBusy() {
+			e.restart()
+		}
+		var sleeper, idle *worker
+		for _, w := range e.workers {
+			switch {
+			case w.sleeping:
+				if sleeper == nil || w.wakeAt < sleeper.wakeAt {
+					sleeper = w
+				}
+			case !w.busy && idle == nil:
+				idle = w
 			}
-		case !w.busy && idle == nil:
-			idle = w
 		}
-	}
-	var (
-		due time.Duration
-		st  *stream
-	)
-	if idle != nil && !e.cancelled {
-		if e.callN%1024 == 0 && e.ctx.Err() != nil {
-			e.cancelled = true
-		} else {
-			due, st = e.peek()
+		var (
+			due time.Duration
+			st  *stream
+		)
+		if idle != nil && !e.cancelled && e.pending < 0 {
+			if e.callN%1024 == 0 && e.ctx.Err() != nil {
+				e.cancelled = true
+			} else {
+				due, st = e.peek()
+			}
 		}
-	}
-	switch {
-	case sleeper != nil && (st == nil || sleeper.wakeAt <= max(due, e.mono)):
 		// A call due in the past can only start now, so a caller waking
 		// now goes first: otherwise late calls could use up the tick it
 		// waited for, and it would wait again.
-		e.advance(sleeper.wakeAt)
-		sleeper.sleeping = false
-		e.current = sleeper
-		return sleeper
-	case st != nil:
-		st.i++
-		e.advance(due) // a call due while every caller was busy starts now
-		idle.busy = true
-		e.current = idle
-		return idle
+		wake := sleeper != nil && (st == nil || sleeper.wakeAt <= max(due, e.mono))
+		if e.nextRe < len(e.restarts) && e.pending < 0 && !e.cancelled {
+			at := time.Duration(math.MaxInt64)
+			switch {
+			case wake:
+				at = sleeper.wakeAt
+			case st != nil:
+				at = max(due, e.mono)
+			}
+			if ev := e.restarts[e.nextRe]; ev.At <= at {
+				e.nextRe++
+				e.advance(ev.At)
+				e.begin(ev)
+				continue
+			}
+		}
+		switch {
+		case wake:
+			e.advance(sleeper.wakeAt)
+			sleeper.sleeping = false
+			e.current = sleeper
+			return sleeper
+		case st != nil:
+			st.i++
+			e.advance(due) // a call due while every caller was busy starts now
+			idle.busy = true
+			e.current = idle
+			return idle
+		}
+		if !e.cancelled {
+			e.advance(e.s.Duration) // the rest of the events, for the trace
+		}
+		return nil
 	}
-	if !e.cancelled {
-		e.advance(e.s.Duration) // the rest of the events, for the trace
-	}
-	return nil
+}
+
+// anyBusy reports whether a caller is making a call.
+func (e *engine) anyBusy() bool {
+	return slices.ContainsFunc(e.workers, func(w *worker) bool { return w.busy })
 }
 
 // peek returns the due time of the next call and its stream, or nil.
@@ -428,6 +534,9 @@ func (c engineClock) Monotonic() time.Duration { return c.e.clk.Monotonic() }
 // After parks the current caller until true time has advanced by d, while
 // the other callers run, and returns a channel holding the wall reading
 // then.
+//
+// When the process crashes during the wait, the channel never delivers:
+// the call's context, cancelled by the crash, ends it instead.
 func (c engineClock) After(d time.Duration) <-chan time.Time {
 	e := c.e
 	if d > 0 {
@@ -437,27 +546,47 @@ func (c engineClock) After(d time.Duration) <-chan time.Time {
 			next.resume <- struct{}{}
 			<-w.resume
 		}
+		if w.abandoned {
+			return nil
+		}
 	}
 	ch := make(chan time.Time, 1)
 	ch <- e.clk.Now()
 	return ch
 }
 
-// call makes one call to the generator as caller w and checks it.
-func (e *engine) call(w *worker) {
+// call makes one call to the generator as caller w and checks it. It
+// reports whether the call was abandoned: under way when the process
+// crashed.
+func (e *engine) call(w *worker) bool {
 	e.callN++
 	n := e.callN
 	start, wallBefore, steppedBefore := e.mono, e.wall, e.stepped
 	allowed := e.clockTick()
 	floor, hasFloor := e.maxID, e.anyID
+	g, ctx, run, markTick := e.gen, e.runCtx, e.runs, e.floor
+	catchUp := e.catchingUp()
 
-	id, err := e.gen.NextContext(context.Background())
+	id, err := g.NextContext(ctx)
 
 	w.busy = false
 	r, p := e.rep, e.promise
 	r.Calls++
+	if w.abandoned {
+		w.abandoned = false
+		e.count("crash")
+		r.Restarts[len(r.Restarts)-1].Abandoned++
+		return true
+	}
 	stall := e.mono - start
 	r.MaxStall = max(r.MaxStall, stall)
+	if catchUp >= 0 {
+		re := &r.Restarts[catchUp]
+		re.MaxStall = max(re.MaxStall, stall)
+		if err != nil {
+			re.Failed++
+		}
+	}
 	if p.Known {
 		// A rollback may stall a call by MaxStall; waiting for the next
 		// tick when a tick is used up adds up to one tick (plus the
@@ -478,11 +607,11 @@ func (e *engine) call(w *worker) {
 	}
 	if err != nil {
 		e.failed(n, err)
-		return
+		return false
 	}
 
 	r.Issued++
-	e.ids = append(e.ids, issued{id: id, call: n, at: e.mono})
+	e.ids = append(e.ids, issued{id: id, call: n, at: e.mono, run: run})
 	if hasFloor && id < floor {
 		r.OutOfOrder++
 		if p.Known && p.Monotonic {
@@ -497,6 +626,10 @@ func (e *engine) call(w *worker) {
 	}
 
 	tick := e.layout.Tick(id.Time(e.layout))
+	if tick <= markTick {
+		e.violate(n, "restart", "ID %d is stamped %s, not after the mark %s the previous run left",
+			id, id.Time(e.layout).Format(time.RFC3339Nano), e.layout.TickTime(markTick).Format(time.RFC3339Nano))
+	}
 	if p.Known {
 		clock := max(allowed, e.clockTick())
 		lead := time.Duration(tick-clock-e.slack) * e.unit
@@ -522,6 +655,7 @@ func (e *engine) call(w *worker) {
 		e.buckets[b].Max = max(e.buckets[b].Max, t)
 		e.buckets[b].Count++
 	}
+	return false
 }
 
 // failed counts a failed call.
@@ -539,6 +673,11 @@ func (e *engine) failed(n int64, err error) {
 	case errors.Is(err, ringflake.ErrBeforeEpoch):
 		kind = "before_epoch"
 	}
+	e.count(kind)
+}
+
+// count counts a failed call of kind.
+func (e *engine) count(kind string) {
 	e.rep.Errors[kind]++
 	if e.trace != nil {
 		b := e.bucket()
@@ -577,7 +716,7 @@ func (e *engine) violate(call int64, promise, format string, args ...any) {
 // finish counts duplicates and completes the report.
 func (e *engine) finish() *Report {
 	r := e.rep
-	if dups := duplicates(e.ids); len(dups) > 0 {
+	if dups := duplicates(e.ids, r.Restarts); len(dups) > 0 {
 		r.Duplicates = int64(len(dups))
 		r.ViolationCount += int64(len(dups))
 		r.Violations = append(r.Violations, dups...)
@@ -606,17 +745,26 @@ func (e *engine) finish() *Report {
 }
 
 // duplicates sorts ids and returns a violation for every ID returned
-// again, at the call that returned it again.
-func duplicates(ids []issued) []Violation {
+// again, at the call that returned it again. A duplicate across restarts
+// also counts in the Duplicates of the restart that started the run of
+// the copy; restarts[i] started run i+1.
+func duplicates(ids []issued, restarts []RestartReport) []Violation {
 	slices.SortFunc(ids, func(a, b issued) int {
 		return cmp.Or(cmp.Compare(a.id, b.id), cmp.Compare(a.call, b.call))
 	})
 	var dups []Violation
 	for i := 1; i < len(ids); i++ {
-		if a, b := ids[i-1], ids[i]; a.id == b.id {
-			dups = append(dups, Violation{Promise: "unique", Call: b.call, At: b.at,
-				Detail: fmt.Sprintf("ID %d was already returned by call %d", b.id, a.call)})
+		a, b := ids[i-1], ids[i]
+		if a.id != b.id {
+			continue
 		}
+		detail := fmt.Sprintf("ID %d was already returned by call %d", b.id, a.call)
+		if b.run != a.run {
+			re := &restarts[b.run-1]
+			re.Duplicates++
+			detail += ", before the restart at " + formatDuration(re.At)
+		}
+		dups = append(dups, Violation{Promise: "unique", Call: b.call, At: b.at, Detail: detail})
 	}
 	return dups
 }

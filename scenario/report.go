@@ -21,7 +21,7 @@ type Report struct {
 	Promise  Promise  // what the strategy promises, as checked
 	Calls    int64    // calls made to the generator
 	Issued   int64    // IDs returned
-	Errors   ErrorMap // failed calls by kind: rollback, expired, before_epoch, other
+	Errors   ErrorMap // failed calls by kind: rollback, expired, before_epoch, crash, other
 	// Duplicates counts IDs returned more than once (each extra copy).
 	// Never expected: every duplicate is also a violation.
 	Duplicates int64
@@ -46,6 +46,9 @@ type Report struct {
 	// order they happened; ViolationCount counts them all.
 	Violations     []Violation
 	ViolationCount int64
+	// Restarts tell what each restart event of the scenario did, in
+	// order; empty without restart events.
+	Restarts []RestartReport
 	// Unmet lists the file's expectations the replay did not meet.
 	Unmet []Unmet
 	// Trace holds what a plot draws; nil unless [WithTrace] was given.
@@ -54,7 +57,9 @@ type Report struct {
 
 // ErrorMap counts errors by kind: "rollback" (the clock was behind and the
 // strategy did not keep the generator available), "expired" (the layout
-// ran out), "before_epoch" and "other".
+// ran out), "before_epoch", "crash" (the call was under way when a
+// restart: crash event killed the process, and never returned) and
+// "other".
 type ErrorMap map[string]int64
 
 // Total returns the number of errors of every kind.
@@ -80,11 +85,67 @@ func (m ErrorMap) String() string {
 	return strings.Join(parts, " ")
 }
 
+// RestartReport is what one restart event did in a replay: how far behind
+// the high-water mark of the previous run the new run started, and what
+// that cost until the clock caught up.
+type RestartReport struct {
+	// At is the true time of the event since the start.
+	At time.Duration `json:"at_ns"`
+	// Clean reports a clean restart (the old process closed its
+	// generator); otherwise the process crashed.
+	Clean bool `json:"clean"`
+	// Resumed is the true time since the start when the new run started:
+	// At, or later when a clean restart waited for calls under way to end.
+	Resumed time.Duration `json:"resumed_ns"`
+	// Mark is the high-water mark the new run loaded: the newest ID of the
+	// previous run after a clean restart, the mark it saved ahead after a
+	// crash. The new run issues no ID stamped at or before it.
+	Mark time.Time `json:"mark"`
+	// Behind is how far the wall clock (without jitter) read behind Mark
+	// when the new run started; 0 when it read past it.
+	Behind time.Duration `json:"behind_ns"`
+	// Abandoned counts the calls under way when the process crashed; they
+	// never returned, and count as errors of kind "crash".
+	Abandoned int64 `json:"abandoned"`
+	// Failed counts the calls of the new run that failed while it was
+	// behind: calls started before the wall clock (without jitter) passed
+	// Mark.
+	Failed int64 `json:"failed"`
+	// MaxStall is the longest call, in true time, of the new run while it
+	// was behind, failed or not.
+	MaxStall time.Duration `json:"max_stall_ns"`
+	// Duplicates counts the IDs the new run returned that an earlier run
+	// had returned. Never expected: each is also a violation.
+	Duplicates int64 `json:"duplicates"`
+}
+
+// String describes the restart, for example
+// "at 310ms: crash, 95ms behind the mark, 950 failed, max stall 0s".
+func (r RestartReport) String() string {
+	kind := "crash"
+	if r.Clean {
+		kind = "clean"
+	}
+	s := fmt.Sprintf("at %s: %s", formatDuration(r.At), kind)
+	if r.Resumed != r.At {
+		s += ", resumed at " + formatDuration(r.Resumed)
+	}
+	if r.Abandoned > 0 {
+		s += fmt.Sprintf(", %d abandoned", r.Abandoned)
+	}
+	s += fmt.Sprintf(", %s behind the mark, %d failed, max stall %s", formatDuration(r.Behind), r.Failed, formatDuration(r.MaxStall))
+	if r.Duplicates > 0 {
+		s += fmt.Sprintf(", %d duplicates", r.Duplicates)
+	}
+	return s
+}
+
 // Violation is a broken promise: something the strategy's doc comment, or
 // the generator's, says cannot happen.
 type Violation struct {
 	// Promise is the promise broken: "unique", "monotonic", "stall",
-	// "lead", "node" or "rollback-amount".
+	// "lead", "node", "rollback-amount" or "restart" (an ID of a new run
+	// stamped at or before the previous run's mark).
 	Promise string `json:"promise"`
 	// Call is the 1-based number of the call, in the order calls started.
 	Call int64 `json:"call"`
@@ -168,6 +229,10 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	if violations == nil {
 		violations = []Violation{}
 	}
+	restarts := r.Restarts
+	if restarts == nil {
+		restarts = []RestartReport{}
+	}
 	return json.Marshal(struct {
 		Scenario       string           `json:"scenario"`
 		File           string           `json:"file"`
@@ -185,9 +250,10 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		Borrowed       time.Duration    `json:"borrowed_ns"`
 		ViolationCount int64            `json:"violation_count"`
 		Violations     []Violation      `json:"violations"`
+		Restarts       []RestartReport  `json:"restarts"`
 		Unmet          []string         `json:"unmet"`
 	}{r.Scenario, r.File, r.Strategy, r.Promise, r.OK(), r.Calls, r.Issued, r.Duplicates, r.OutOfOrder,
-		errs, r.MaxStall, r.MaxLead, r.MaxLag, r.Borrowed, r.ViolationCount, violations, unmet})
+		errs, r.MaxStall, r.MaxLead, r.MaxLag, r.Borrowed, r.ViolationCount, violations, restarts, unmet})
 }
 
 // Trace is what a replay recorded for drawing it: the wall clock, the

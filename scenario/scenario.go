@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -55,6 +56,12 @@ type Scenario struct {
 	// Duration is how long the replay runs, in true (monotonic) time. No
 	// call starts at or after it; calls under way may finish after it.
 	Duration time.Duration
+	// MarkAhead is how far ahead of the IDs it issues the generator saves
+	// its high-water mark (ringflake.WithMarkAhead); 0 means
+	// ringflake.DefaultMarkAhead. A replay keeps the mark, in memory, only
+	// when the scenario has a [Restart] event or sets MarkAhead: see the
+	// package documentation.
+	MarkAhead time.Duration
 	// Load is how hard the service calls its generator.
 	Load Load
 	// Events are the timed clock events, in any order.
@@ -127,9 +134,13 @@ const (
 	// Jitter adds noise drawn from [-Event.D, +Event.D] to every wall clock
 	// reading from then on (0 turns it off), seeded with Event.Seed.
 	Jitter
-	// Restart restarts the process: the generator is replaced by a new one.
-	// It needs restart safety, which is not available yet: scenarios with
-	// a restart are rejected with [ErrRestartUnsupported].
+	// Restart restarts the process: a new generator (same node, layout,
+	// strategy and clock) replaces the running one and starts after the
+	// high-water mark the old one left in the replay's mark store. Clean
+	// (Event.Clean): the old process finishes the calls under way and
+	// closes its generator, which saves the exact mark. Otherwise it
+	// crashes: the calls under way are lost, and so is every save of the
+	// mark after the one in flight.
 	Restart
 )
 
@@ -214,6 +225,20 @@ func (s *Scenario) layout() ringflake.Layout {
 	return s.Layout
 }
 
+// keepsMark reports whether a replay of s keeps the generator's high-water
+// mark: when s restarts the generator or sets its mark interval.
+func (s *Scenario) keepsMark() bool {
+	return s.MarkAhead > 0 || slices.ContainsFunc(s.Events, func(e Event) bool { return e.Kind == Restart })
+}
+
+// markAhead returns the mark interval, defaulting to ringflake's.
+func (s *Scenario) markAhead() time.Duration {
+	if s.MarkAhead == 0 {
+		return ringflake.DefaultMarkAhead
+	}
+	return s.MarkAhead
+}
+
 // goroutines returns the number of callers, defaulting to 1.
 func (s *Scenario) goroutines() int { return max(s.Load.Goroutines, 1) }
 
@@ -239,11 +264,12 @@ func (s *Scenario) fail(path string, cause error, format string, args ...any) *E
 }
 
 // Validate reports whether s can be replayed. Errors match [ErrInvalid]
-// (an [*Error] naming the file, line and field), and
-// [ErrRestartUnsupported] for a restart event:
+// (an [*Error] naming the file, line and field):
 //   - Start not set, or outside what the layout can represent;
 //   - Duration not positive;
 //   - Node outside the layout's range;
+//   - MarkAhead negative, or not longer than one tick of the layout (also
+//     matching ringflake.ErrInvalidOption);
 //   - Goroutines negative or above [MaxGoroutines];
 //   - a negative Rate, or a Rate without a positive Per;
 //   - a burst with a negative or late At, a Count below 1 or a negative
@@ -268,6 +294,10 @@ func (s *Scenario) Validate() error {
 		return s.fail("duration", nil, "%v: want a positive duration", s.Duration)
 	case s.Node < 0 || s.Node > l.MaxNode():
 		return s.fail("node", ringflake.ErrNodeOutOfRange, "%d is out of the layout's range [0, %d]", s.Node, l.MaxNode())
+	case s.MarkAhead < 0:
+		return s.fail("mark_ahead", nil, "%v is negative", s.MarkAhead)
+	case s.MarkAhead > 0 && s.MarkAhead <= l.Unit():
+		return s.fail("mark_ahead", ringflake.ErrInvalidOption, "%v: want more than one tick of the layout (%v)", s.MarkAhead, l.Unit())
 	case s.Load.Goroutines < 0 || s.Load.Goroutines > MaxGoroutines:
 		return s.fail("load.goroutines", nil, "%d: want 1 to %d", s.Load.Goroutines, MaxGoroutines)
 	}
@@ -312,8 +342,8 @@ func (s *Scenario) checkEvent(i int, ev Event) error {
 		return s.fail(p+".at", nil, "%v is negative", ev.At)
 	case ev.At > s.Duration:
 		return s.fail(p+".at", nil, "%v is after the end of the scenario (%v)", ev.At, s.Duration)
-	case ev.Kind == Restart:
-		return s.fail(k, ErrRestartUnsupported, "restart events need restart safety, which is not available yet")
+	case ev.Kind == Restart && ev.D != 0:
+		return s.fail(k, nil, "a restart takes no duration")
 	case ev.Kind == Step && ev.D == 0:
 		return s.fail(k, nil, "a step must not be 0")
 	case ev.Kind == Freeze && ev.D <= 0:

@@ -32,6 +32,8 @@ var shipped = []struct {
 	{"step-during-saturation.yaml", []string{"error", "ring"}},
 	{"seed-overflow.yaml", []string{"error"}},
 	{"frozen-clock.yaml", nil},
+	{"crash-restart-during-rollback.yaml", []string{"error", "wait:5ms", "ring", "ring,wait:5ms,error"}},
+	{"clean-restart-during-rollback.yaml", []string{"error", "wait:5ms", "ring", "ring,wait:5ms,error"}},
 }
 
 func TestShippedScenarios(t *testing.T) {
@@ -61,6 +63,15 @@ func TestShippedScenarios(t *testing.T) {
 				}
 				if r.Promise.Monotonic {
 					assert.Zero(t, r.OutOfOrder)
+				}
+				for _, re := range r.Restarts {
+					assert.Zero(t, re.Duplicates, "no ID of a run before the restart is issued again")
+					assert.Positive(t, re.Behind, "the restart comes during the rollback")
+					if st.String() == "logical:1s" {
+						assert.Zero(t, re.Failed, "it borrows within its lead")
+					} else {
+						assert.Positive(t, re.Failed, "it fails until the clock passes the mark")
+					}
 				}
 			})
 		}
@@ -134,6 +145,7 @@ func TestShippedFilesRoundTrip(t *testing.T) {
 			assert.True(t, s.Start.Equal(again.Start))
 			assert.Equal(t, s.Events, again.Events)
 			assert.Equal(t, s.Load, again.Load)
+			assert.Equal(t, s.MarkAhead, again.MarkAhead)
 			assert.Equal(t, withoutLines(s.Expect), withoutLines(again.Expect))
 		})
 	}

@@ -68,7 +68,9 @@ func replayWith(ctx context.Context, args []string, stdout, stderr io.Writer, pr
 		fmt.Fprintf(fs.Output(), "usage: ringflake replay [flags] FILE...\n\n"+
 			"Replays clock-skew scenario files on a simulated clock and reports, per strategy, IDs issued,\n"+
 			"duplicates, IDs out of order, errors by kind, longest stall, lead and lag against the wall clock,\n"+
-			"and time borrowed. Exits 1 when a strategy breaks its promise or an expectation of a file is not met.\n\n")
+			"and time borrowed; for a scenario with restarts, also how far behind the previous run's mark each\n"+
+			"new run started and what that cost. Exits 1 when a strategy breaks its promise or an expectation\n"+
+			"of a file is not met.\n\n")
 		fs.PrintDefaults()
 	}
 	files, err := interleaved(fs, args)
@@ -260,6 +262,9 @@ func writeTable(w io.Writer, outcomes []replayOutcome) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if err := writeRestarts(w, outcomes); err != nil {
+		return err
+	}
 	for _, o := range outcomes {
 		for _, r := range o.reports {
 			for _, p := range r.Problems() {
@@ -270,6 +275,35 @@ func writeTable(w io.Writer, outcomes []replayOutcome) error {
 		}
 	}
 	return nil
+}
+
+// writeRestarts writes, after an empty line, a table of what each restart
+// did in each replay, when some scenario has restarts.
+func writeRestarts(w io.Writer, outcomes []replayOutcome) error {
+	var tw *tabwriter.Writer
+	for _, o := range outcomes {
+		for _, r := range o.reports {
+			for _, re := range r.Restarts {
+				if tw == nil {
+					if _, err := fmt.Fprintln(w); err != nil {
+						return err
+					}
+					tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+					fmt.Fprintln(tw, "SCENARIO\tSTRATEGY\tRESTART\tAT\tRESUMED\tBEHIND MARK\tABANDONED\tFAILED BEHIND\tMAX STALL BEHIND\tDUPLICATES")
+				}
+				kind := "crash"
+				if re.Clean {
+					kind = "clean"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d\n", r.Scenario, r.Strategy, kind, short(re.At), short(re.Resumed),
+					short(re.Behind), re.Abandoned, re.Failed, short(re.MaxStall), re.Duplicates)
+			}
+		}
+	}
+	if tw == nil {
+		return nil
+	}
+	return tw.Flush()
 }
 
 // short prints a duration for the table: 0 as "0", sub-millisecond

@@ -38,6 +38,14 @@ type jsonReport struct {
 	Promise    struct {
 		Monotonic bool `json:"monotonic"`
 	} `json:"promise"`
+	Restarts []struct {
+		At         int64  `json:"at_ns"`
+		Clean      bool   `json:"clean"`
+		Mark       string `json:"mark"`
+		Behind     int64  `json:"behind_ns"`
+		Failed     int64  `json:"failed"`
+		Duplicates int64  `json:"duplicates"`
+	} `json:"restarts"`
 }
 
 func replayJSON(t *testing.T, args ...string) []jsonReport {
@@ -54,7 +62,9 @@ func TestReplayEveryShippedScenario(t *testing.T) {
 	code, out, errOut := runCLI(append([]string{"replay", "-all-strategies"}, files...)...)
 	require.Equal(t, 0, code, "%s\n%s", out, errOut)
 	assert.Empty(t, errOut, "no progress when stderr is not a terminal")
-	lines := strings.Split(strings.TrimSpace(out), "\n")
+	replays, restarts, ok := strings.Cut(strings.TrimSpace(out), "\n\n")
+	require.True(t, ok, "a table of restarts follows, after an empty line: %s", out)
+	lines := strings.Split(replays, "\n")
 	assert.Len(t, lines, 1+5*len(files), "a header and one row per scenario and strategy")
 	assert.Equal(t, []string{"SCENARIO", "STRATEGY", "ISSUED", "DUPLICATES", "OUT", "OF", "ORDER", "ERRORS", "MAX", "STALL",
 		"MAX", "LEAD", "MAX", "LAG", "BORROWED", "RESULT"}, strings.Fields(lines[0]))
@@ -72,16 +82,47 @@ func TestReplayEveryShippedScenario(t *testing.T) {
 	assert.Equal(t, []string{"small-step-back", "error", "980", "0", "0", "rollback=20", "0", "0", "0", "0", "ok"}, row,
 		"the error strategy fails on a -3ms step")
 
+	lines = strings.Split(restarts, "\n")
+	assert.Equal(t, []string{"SCENARIO", "STRATEGY", "RESTART", "AT", "RESUMED", "BEHIND", "MARK", "ABANDONED",
+		"FAILED", "BEHIND", "MAX", "STALL", "BEHIND", "DUPLICATES"}, strings.Fields(lines[0]))
+	assert.Len(t, lines, 1+5*2, "a row per restart of each replay of the two restart scenarios")
+	row = nil
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		assert.Equal(t, "0", f[len(f)-1], "no duplicates across a restart: %s", l)
+		if f[0] == "crash-restart-during-rollback" && f[1] == "error" {
+			row = f
+		}
+	}
+	assert.Equal(t, []string{"crash-restart-during-rollback", "error", "crash", "310ms", "310ms", "95ms", "0", "950", "1ms", "0"}, row,
+		"the new run starts 95 ms behind the mark the crashed one saved, and fails until the clock passes it")
+
 	reports := replayJSON(t, append([]string{"-all-strategies"}, files...)...)
 	require.Len(t, reports, 5*len(files))
 	for _, r := range reports {
 		assert.True(t, r.OK, "%s %s: %v", r.Scenario, r.Strategy, r.Unmet)
 		assert.Zero(t, r.Duplicates)
-		assert.Equal(t, r.Calls, r.Issued+r.Errors["rollback"]+r.Errors["expired"]+r.Errors["before_epoch"]+r.Errors["other"])
+		assert.Equal(t, r.Calls, r.Issued+r.Errors["rollback"]+r.Errors["expired"]+r.Errors["before_epoch"]+r.Errors["crash"]+r.Errors["other"])
 		if r.Promise.Monotonic {
 			assert.Zero(t, r.OutOfOrder)
 		}
+		for _, re := range r.Restarts {
+			assert.Zero(t, re.Duplicates)
+			assert.NotEmpty(t, re.Mark)
+		}
 	}
+}
+
+// Scenarios without restarts print no table of restarts.
+func TestReplayWithoutRestarts(t *testing.T) {
+	code, out, errOut := runCLI("replay", "../../scenarios/small-step-back.yaml")
+	require.Equal(t, 0, code, errOut)
+	assert.NotContains(t, out, "\n\n")
+	assert.NotContains(t, out, "RESTART")
+	reports := replayJSON(t, "../../scenarios/small-step-back.yaml")
+	require.Len(t, reports, 1)
+	assert.NotNil(t, reports[0].Restarts, "an empty list in JSON")
+	assert.Empty(t, reports[0].Restarts)
 }
 
 func TestReplayChoosesStrategies(t *testing.T) {
