@@ -80,10 +80,11 @@ func (o ordinalNode) NodeID(_ context.Context, l Layout) (int64, error) {
 
 // A Lease is a node id held on a coordination service for a limited time
 // and renewed in the background: the nested modules
-// github.com/ringflake/ringflake/redis and github.com/ringflake/ringflake/etcd
-// provide them. Pass one to [New] with [WithLease]; the generator then
-// checks Held on every call and fails with [ErrLeaseLost] while it is false,
-// so it never issues under an id someone else may hold.
+// github.com/ringflake/ringflake/redislease and
+// github.com/ringflake/ringflake/etcdlease provide them. Pass one to [New]
+// with [WithLease]; the generator then checks Held on every call and fails
+// with [ErrLeaseLost] while it is false, so it never issues under an id
+// someone else may hold.
 //
 // A Lease that also implements [MarkStore] keeps the node's high-water mark
 // with the lease, so the next holder of the id — possibly on a machine

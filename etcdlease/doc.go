@@ -1,0 +1,89 @@
+// Package etcdlease leases ringflake node ids from etcd, so that the
+// generators of a fleet get distinct node ids without configuration, ids
+// of crashed holders are reused after their TTL, and a holder that can no
+// longer be sure of its id stops issuing.
+//
+// It lives in its own module, github.com/ringflake/ringflake/etcdlease, so
+// that the core module does not depend on an etcd client (and on gRPC). It uses
+// go.etcd.io/etcd/client/v3 v3.5 and the etcd v3 API (KV, Txn, Lease),
+// and is tested against etcd 3.4 (Debian bookworm's etcd-server); etcd
+// 3.5 and 3.6 servers serve the same API.
+//
+//	lease, err := etcdlease.Acquire(ctx, client, etcdlease.Options{TTL: 10 * time.Second})
+//	gen, err := ringflake.New(lease.Node(), ringflake.WithLease(lease))
+//	...
+//	gen.Close(ctx)   // saves the exact high-water mark through the lease
+//	lease.Close(ctx) // revokes the etcd lease: the id is free at once
+//
+// # How an id is held
+//
+// [Acquire] grants an etcd lease of TTL seconds, then creates
+// PREFIX/lease/<id> for the lowest id without one, attached to that lease,
+// in a transaction whose condition is that the key does not exist
+// (CreateRevision == 0); when another acquirer was first, the same
+// transaction returns the ids in use and Acquire tries the next lowest. So
+// two acquirers never get the same id, and etcd deletes the key when the
+// lease expires. The transaction also writes PREFIX/owner/<id> (no lease):
+// the token of the id's latest acquirer.
+//
+// A background goroutine renews every RenewEvery (TTL/3 by default): one
+// keep-alive of the etcd lease (KeepAliveOnce), then a read of the id's
+// key. The lease drives its own keep-alives, rather than watching the
+// channel of clientv3's KeepAlive, so that it knows when each keep-alive
+// was sent and so that its timers run on an injectable clock.
+// [Lease.Held] — which a generator calls on every ID — is an atomic load:
+// a timer turns it false at
+//
+//	(instant the last successful renewal was started) + TTL − Margin
+//
+// Counting from before the keep-alive was sent means the server's TTL was
+// reset no earlier than the instant the lease counts from; Margin
+// (TTL/100 + 2ms by default) covers the holder's clock running slower than
+// the server's. When renewals fail — etcd down, a partition, no quorum —
+// Held turns false once the lease may have expired, generators fail with
+// ringflake.ErrLeaseLost, and renewals go on: when one succeeds and the key
+// still holds the token, Held turns true again.
+//
+// When the etcd lease is gone (it expired, or was revoked) or the key was
+// deleted, and the owner key still names this lease's token, nobody
+// acquired the id in between, and the lease creates the key again in a
+// transaction that checks exactly that ([Retaken]). When another holder's
+// key is there, or another holder acquired the id since, the lease is lost
+// for good ([Lost]): Held stays false, [Lease.Done] is closed and
+// [Lease.Err] tells why. The service should then acquire a new lease and
+// start a new generator.
+//
+// # Fencing, and a paused process
+//
+// Held is a local belief. A process paused longer than the TTL (a stopped
+// VM, a long GC pause, SIGSTOP) resumes with Held still true until its
+// timer goroutine runs, and may issue a few IDs under an id that someone
+// else holds by then. What keeps those IDs unique is the high-water mark:
+// the lease implements [ringflake.MarkStore], the mark lives in
+// PREFIX/mark/<id> (no lease: marks outlive leases), and a save is a
+// transaction that succeeds only while the id's key holds the saver's
+// token. A generator never issues past its last saved mark, and the next
+// holder of the id starts after that mark, so the paused process's IDs
+// stay below the next holder's. This holds only when the generator keeps
+// its mark with the lease — the default when no ringflake.WithMarkStore is
+// given.
+//
+// etcd makes this strong: writes are committed by a quorum and synced to
+// disk, and lease expiry is decided by the leader, so marks survive server
+// crashes and a lease is never held twice. On a leader change etcd
+// extends every lease by its TTL, which only makes the holder's estimate
+// more conservative.
+//
+// # Choosing the TTL
+//
+// The TTL is how long an id of a crashed holder stays unusable, and how
+// long a holder cut off from etcd keeps issuing. Both should be short, but
+// a renewal must succeed within TTL − Margin: with the default RenewEvery
+// of TTL/3, two renewals in a row may fail. 10 s (the default) suits most
+// fleets; etcd grants no less than 1.5 election timeouts (2 s with its
+// defaults).
+//
+// A prefix's ids must all be used with layouts of the same node range
+// (Options.Layout); ids are never burned, and [List] shows which are in
+// use, by whom, with their remaining TTL.
+package etcdlease

@@ -1,0 +1,78 @@
+package etcdlease
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// A Holding is a node id in use, as [List] reports it.
+type Holding struct {
+	Node int64
+	// Holder is the [Options.Holder] of the lease that holds the id.
+	Holder string
+	// TTL is how long the id stays held on the server unless renewed, in
+	// whole seconds as etcd reports it.
+	TTL time.Duration
+	// Mark is the node's saved high-water mark; zero when none was saved.
+	Mark time.Time
+}
+
+// List returns the ids in use under opts.Prefix in [0, Layout.MaxNode()],
+// in ascending order, for an operator. Only Prefix and Layout of opts
+// matter. The keys are read at one revision; the remaining TTLs are asked
+// for one by one afterwards. Errors: ringflake.ErrInvalidOption for
+// Options that cannot work, otherwise the client's.
+func List(ctx context.Context, client Client, opts Options) ([]Holding, error) {
+	s, err := opts.settings()
+	if err != nil {
+		return nil, err
+	}
+	dirs := []string{s.dir("lease"), s.dir("owner"), s.dir("mark")}
+	ops := make([]clientv3.Op, len(dirs))
+	for i, d := range dirs {
+		ops[i] = clientv3.OpGet(d, clientv3.WithPrefix())
+	}
+	txn, err := client.Txn(ctx).Then(ops...).Commit()
+	if err != nil {
+		return nil, fmt.Errorf("etcdlease: listing node ids: %w", err)
+	}
+	values := make([]map[int64][]byte, len(dirs))
+	leases := map[int64]int64{}
+	for i, d := range dirs {
+		values[i] = map[int64][]byte{}
+		for _, kv := range txn.Responses[i].GetResponseRange().Kvs {
+			if n, ok := s.nodeOf(d, kv.Key); ok {
+				values[i][n] = kv.Value
+				if i == 0 {
+					leases[n] = kv.Lease
+				}
+			}
+		}
+	}
+	var out []Holding
+	for n, token := range values[0] {
+		h := Holding{Node: n}
+		if tok, holder, ok := strings.Cut(string(values[1][n]), " "); ok && tok == string(token) {
+			h.Holder = holder
+		}
+		if m, ok := values[2][n]; ok {
+			h.Mark, _ = time.Parse(time.RFC3339Nano, string(m))
+		}
+		if id := leases[n]; id != 0 {
+			ttl, err := client.TimeToLive(ctx, clientv3.LeaseID(id))
+			if err != nil {
+				return nil, fmt.Errorf("etcdlease: listing node ids: %w", err)
+			}
+			h.TTL = time.Duration(ttl.TTL) * time.Second
+		}
+		out = append(out, h)
+	}
+	slices.SortFunc(out, func(a, b Holding) int { return cmp.Compare(a.Node, b.Node) })
+	return out, nil
+}

@@ -1,0 +1,68 @@
+package leasekeep_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/internal/leasekeep"
+)
+
+var rules = leasekeep.Rules{
+	Package:       "somelease",
+	DefaultPrefix: "ringflake",
+	DefaultTTL:    10 * time.Second,
+	TTLUnit:       time.Second,
+	TTLUnitName:   "seconds",
+}
+
+func TestResolveDefaults(t *testing.T) {
+	c, err := leasekeep.Config{}.Resolve(rules)
+	require.NoError(t, err)
+	assert.Equal(t, "ringflake", c.Prefix)
+	assert.Equal(t, ringflake.TwitterLayout(), c.Layout)
+	assert.Equal(t, int64(1023), c.MaxNode)
+	assert.Equal(t, 10*time.Second, c.TTL)
+	assert.Equal(t, 10*time.Second/3, c.RenewEvery)
+	assert.Equal(t, 102*time.Millisecond, c.Margin, "TTL/100 + 2ms")
+	assert.Equal(t, c.RenewEvery, c.Timeout)
+	assert.NotEmpty(t, c.Holder)
+	assert.NotNil(t, c.Clock)
+
+	set := leasekeep.Config{Prefix: "p", TTL: 4 * time.Second, RenewEvery: time.Second, Margin: time.Millisecond, Timeout: 2 * time.Second, Holder: "h"}
+	c, err = set.Resolve(rules)
+	require.NoError(t, err)
+	assert.Equal(t, []any{"p", 4 * time.Second, time.Second, time.Millisecond, 2 * time.Second, "h"},
+		[]any{c.Prefix, c.TTL, c.RenewEvery, c.Margin, c.Timeout, c.Holder}, "set fields are kept")
+}
+
+func TestResolveRejects(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		c    leasekeep.Config
+	}{
+		{"negative TTL", leasekeep.Config{TTL: -time.Second}},
+		{"TTL below the unit", leasekeep.Config{TTL: 500 * time.Millisecond}},
+		{"TTL not a whole number of units", leasekeep.Config{TTL: 1500 * time.Millisecond}},
+		{"negative RenewEvery", leasekeep.Config{RenewEvery: -1}},
+		{"negative Margin", leasekeep.Config{Margin: -1}},
+		{"negative Timeout", leasekeep.Config{Timeout: -1}},
+		{"RenewEvery not shorter than TTL", leasekeep.Config{TTL: time.Second, RenewEvery: time.Second}},
+		{"RenewEvery + Margin not shorter than TTL", leasekeep.Config{TTL: time.Second, RenewEvery: 900 * time.Millisecond, Margin: 100 * time.Millisecond}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.c.Resolve(rules)
+			require.ErrorIs(t, err, ringflake.ErrInvalidOption)
+			assert.Contains(t, err.Error(), "somelease: ", "the module is named")
+		})
+	}
+}
+
+func TestNewToken(t *testing.T) {
+	a, b := leasekeep.NewToken(), leasekeep.NewToken()
+	assert.Len(t, a, 32, "128 bits in hex")
+	assert.NotEqual(t, a, b)
+}

@@ -1,0 +1,583 @@
+package leasetest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/internal/leasekeep"
+	"github.com/ringflake/ringflake/simclock"
+	"github.com/ringflake/ringflake/strategies"
+)
+
+// holder is a lease on a mock clock, with its events.
+type holder struct {
+	Lease
+	clk    *clock.Mock
+	events chan leasekeep.Event
+}
+
+// acquire takes a lease with the suite's TTL on a new mock clock; opts may
+// set Prefix, Layout, Holder and Timeout.
+func acquire(t *testing.T, c Conn, opts Options) (*holder, error) {
+	t.Helper()
+	h := &holder{clk: clock.NewMock(), events: make(chan leasekeep.Event, 64)}
+	h.clk.Set(Start)
+	opts.TTL, opts.Clock = ttl, h.clk
+	opts.OnEvent = func(e leasekeep.Event) { h.events <- e }
+	l, err := c.Acquire(context.Background(), opts)
+	if err != nil {
+		return nil, err
+	}
+	h.Lease = l
+	t.Cleanup(func() { _ = l.Close(context.Background()) })
+	return h, nil
+}
+
+func mustAcquire(t *testing.T, c Conn, opts Options) *holder {
+	t.Helper()
+	h, err := acquire(t, c, opts)
+	require.NoError(t, err)
+	return h
+}
+
+// withPrefix returns Options with only Prefix set.
+func withPrefix(prefix string) Options {
+	var o Options
+	o.Prefix = prefix
+	return o
+}
+
+// next waits for the lease's next event. A renewal is a request to a real
+// server, so the event follows in real time: the wait is bounded, and
+// generous for a loaded machine; it returns as soon as the event arrives.
+func (h *holder) next(t *testing.T) leasekeep.Event {
+	t.Helper()
+	select {
+	case e := <-h.events:
+		return e
+	case <-time.After(30 * time.Second):
+		t.Fatalf("node %d: no lease event within 30s", h.Node())
+		return leasekeep.Event{}
+	}
+}
+
+// advance moves the lease's clock by d and returns the event that follows.
+func (h *holder) advance(t *testing.T, d time.Duration, want leasekeep.EventKind) leasekeep.Event {
+	t.Helper()
+	h.clk.Add(d)
+	e := h.next(t)
+	require.Equal(t, want, e.Kind, "event %+v", e)
+	return e
+}
+
+// newGenerator starts a generator on lease h, on a simulated clock.
+func newGenerator(t *testing.T, h *holder, clk *simclock.Clock, s strategies.Strategy) *ringflake.Generator {
+	t.Helper()
+	g, err := ringflake.New(h.Node(), ringflake.WithLease(h.Lease), ringflake.WithClock(clk), ringflake.WithStrategy(s))
+	require.NoError(t, err)
+	return g
+}
+
+func testConcurrentAcquirers(t *testing.T, d Driver) {
+	for _, tc := range []struct {
+		name      string
+		nodeBits  int
+		acquirers int
+	}{
+		{"64 acquirers, 1024 ids", 10, 64},
+		{"64 acquirers, 16 ids", 4, 64},
+		{"32 acquirers, 32 ids", 5, 32},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := withPrefix(Prefix(t))
+			opts.Layout = SmallLayout(t, tc.nodeBits)
+			leases := make([]*holder, tc.acquirers)
+			errs := make([]error, tc.acquirers)
+			var g errgroup.Group
+			for i := range tc.acquirers {
+				c := d.Connect(t) // a client (connection) each, like separate processes
+				g.Go(func() error {
+					leases[i], errs[i] = acquire(t, c, opts)
+					return nil
+				})
+			}
+			require.NoError(t, g.Wait())
+
+			var ids []int64
+			for i, l := range leases {
+				if errs[i] != nil {
+					require.ErrorIs(t, errs[i], ringflake.ErrNodeUnavailable)
+					continue
+				}
+				require.True(t, l.Held())
+				ids = append(ids, l.Node())
+			}
+			slices.Sort(ids)
+			n := min(tc.acquirers, 1<<tc.nodeBits)
+			want := make([]int64, n)
+			for i := range want {
+				want[i] = int64(i)
+			}
+			assert.Equal(t, want, ids, "distinct ids, the lowest ones, one per acquirer while ids last")
+		})
+	}
+}
+
+func testExhaustedRange(t *testing.T, d Driver) {
+	c := d.Connect(t)
+	opts := withPrefix(Prefix(t))
+	opts.Layout = SmallLayout(t, 2)
+	for want := range int64(4) {
+		assert.Equal(t, want, mustAcquire(t, c, opts).Node())
+	}
+	_, err := acquire(t, c, opts)
+	require.ErrorIs(t, err, ringflake.ErrNodeUnavailable)
+	assert.Contains(t, err.Error(), "all 4 node ids")
+
+	// The same prefix with a wider layout has room.
+	wider := opts
+	wider.Layout = SmallLayout(t, 3)
+	assert.Equal(t, int64(4), mustAcquire(t, c, wider).Node())
+}
+
+// testExpiredIDIsHandedOutAgain: ids are reused after their lease
+// expires, never burned.
+func testExpiredIDIsHandedOutAgain(t *testing.T, d Driver) {
+	c := d.Connect(t)
+	opts := withPrefix(Prefix(t))
+	a := mustAcquire(t, c, opts)
+	require.Equal(t, int64(1), mustAcquire(t, c, opts).Node())
+	c.Expire(t, opts.Prefix, a.Node())
+	assert.Equal(t, int64(0), mustAcquire(t, c, opts).Node(), "the expired id, not a new one")
+	assert.Equal(t, int64(2), mustAcquire(t, c, opts).Node())
+}
+
+func testCloseReleasesTheID(t *testing.T, d Driver) {
+	ctx := context.Background()
+	c := d.Connect(t)
+	opts := withPrefix(Prefix(t))
+	a := mustAcquire(t, c, opts)
+	b := mustAcquire(t, c, opts)
+	require.Equal(t, []int64{0, 1}, []int64{a.Node(), b.Node()})
+
+	g := newGenerator(t, a, simclock.New(Start), strategies.Default())
+	_, err := g.Next()
+	require.NoError(t, err)
+	require.NoError(t, g.Close(ctx))
+	require.NoError(t, a.Close(ctx))
+	assert.False(t, a.Held())
+	assert.ErrorIs(t, a.Err(), d.ErrClosed())
+	select {
+	case <-a.Done():
+	default:
+		t.Fatal("Done is not closed after Close")
+	}
+	require.NoError(t, a.Close(ctx), "closing twice")
+	exists, _ := c.Key(t, opts.Prefix, 0)
+	assert.False(t, exists, "the lease key is deleted at once, not left to expire")
+
+	// A new generator on the closed lease refuses to issue.
+	_, err = ringflake.New(0, ringflake.WithLease(a.Lease), ringflake.WithClock(simclock.New(Start)))
+	require.ErrorIs(t, err, ringflake.ErrLeaseLost, "saving the first mark needs the lease")
+
+	assert.Equal(t, int64(0), mustAcquire(t, c, opts).Node(), "the lowest free id is handed out again")
+	assert.Equal(t, int64(2), mustAcquire(t, c, opts).Node())
+}
+
+func testListShowsHolders(t *testing.T, d Driver) {
+	ctx := context.Background()
+	c := d.Connect(t)
+	opts := withPrefix(Prefix(t))
+	opts.Layout = SmallLayout(t, 11) // more than 1024 ids: a List in chunks needs two
+	list, err := c.List(ctx, opts)
+	require.NoError(t, err)
+	assert.Empty(t, list)
+
+	var hs []*holder
+	for _, name := range []string{"ids-0", "ids-1", "ids-2"} {
+		o := opts
+		o.Holder = name
+		hs = append(hs, mustAcquire(t, c, o))
+	}
+	g := newGenerator(t, hs[1], simclock.New(Start), strategies.Default())
+	require.NoError(t, hs[2].Close(ctx))
+	// A key written by someone else: listed, without a holder.
+	expires := c.Put(t, opts.Prefix, 2000, "someone")
+
+	list, err = c.List(ctx, opts)
+	require.NoError(t, err)
+	require.Len(t, list, 3)
+	for i, want := range []struct {
+		node    int64
+		holder  string
+		expires bool
+	}{{0, "ids-0", true}, {1, "ids-1", true}, {2000, "", expires}} {
+		assert.Equal(t, want.node, list[i].Node)
+		assert.Equal(t, want.holder, list[i].Holder)
+		if want.expires {
+			assert.Positive(t, list[i].TTL)
+			assert.LessOrEqual(t, list[i].TTL, ttl)
+		}
+	}
+	assert.True(t, list[0].Mark.IsZero(), "no generator saved a mark for node 0")
+	assert.True(t, Start.Add(ringflake.DefaultMarkAhead).Equal(list[1].Mark), "the generator's first mark, written ahead: %v", list[1].Mark)
+	require.NoError(t, g.Close(ctx))
+}
+
+func testRenewalsKeepTheLease(t *testing.T, d Driver) {
+	h := mustAcquire(t, d.Connect(t), withPrefix(Prefix(t)))
+	g := newGenerator(t, h, simclock.New(Start), strategies.Default())
+	for i := 1; i <= 5; i++ {
+		e := h.advance(t, every, leasekeep.Renewed)
+		sent := Start.Add(time.Duration(i) * every)
+		assert.Equal(t, sent.Add(ttl-margin), e.ValidUntil, "valid from the instant the renewal was sent, less the margin")
+		assert.True(t, h.Held())
+		_, err := g.Next()
+		require.NoError(t, err)
+	}
+}
+
+// testServerOutage stops the lease's server: the generator keeps issuing
+// while the lease can still be valid, stops with ErrLeaseLost once it can
+// not, and recovers when the server is back — unless the server lost its
+// data, which makes the lease lost for good.
+func testServerOutage(t *testing.T, d Driver) {
+	for _, tc := range []struct {
+		name string
+		// restart brings the server back; it may change it first.
+		restart func(t *testing.T, s Server, c Conn, prefix string)
+		want    leasekeep.EventKind
+	}{
+		{"the lease survived the outage", func(t *testing.T, s Server, c Conn, _ string) {
+			s.Start(t)
+			c.WaitConnected(t)
+		}, leasekeep.Renewed},
+		{"the lease expired during the outage", func(t *testing.T, s Server, c Conn, prefix string) {
+			s.Start(t)
+			c.WaitConnected(t)
+			c.Expire(t, prefix, 0)
+		}, leasekeep.Retaken},
+		{"the server lost its data", func(t *testing.T, s Server, c Conn, _ string) {
+			s.StartEmpty(t)
+			c.WaitConnected(t)
+		}, leasekeep.Lost},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := d.StartServer(t)
+			c := s.Connect(t, false)
+			opts := withPrefix(Prefix(t))
+			// Requests to a stopped server may wait for their context
+			// (the etcd client does): keep that short in real time.
+			opts.Timeout = 500 * time.Millisecond
+			h := mustAcquire(t, c, opts)
+			g := newGenerator(t, h, simclock.New(Start), strategies.Default())
+			_, err := g.Next()
+			require.NoError(t, err)
+
+			s.Stop(t)
+			for range 2 {
+				e := h.advance(t, every, leasekeep.RenewFailed)
+				require.Error(t, e.Err)
+				assert.True(t, h.Held(), "the lease may still be valid on the server")
+				_, err = g.Next()
+				require.NoError(t, err)
+			}
+			e := h.advance(t, every-margin, leasekeep.Expired)
+			assert.Equal(t, Start.Add(ttl-margin), e.ValidUntil)
+			assert.False(t, h.Held())
+			_, err = g.Next()
+			require.ErrorIs(t, err, ringflake.ErrLeaseLost)
+			assert.NoError(t, h.Err(), "not lost for good: renewals go on")
+
+			tc.restart(t, s, c, opts.Prefix)
+			e = h.advance(t, margin, tc.want)
+			_, err = g.Next()
+			if tc.want == leasekeep.Lost {
+				assert.False(t, h.Held())
+				require.ErrorIs(t, err, ringflake.ErrLeaseLost)
+				require.ErrorIs(t, h.Err(), ringflake.ErrLeaseLost)
+				require.ErrorIs(t, e.Err, ringflake.ErrLeaseLost)
+				return
+			}
+			assert.Equal(t, Start.Add(ttl+ttl-margin), e.ValidUntil)
+			assert.True(t, h.Held())
+			require.NoError(t, err)
+			assert.NoError(t, h.Err())
+		})
+	}
+}
+
+// testUnansweredRenewal pauses the server, so that a renewal request hangs
+// unanswered (a partition that drops packets): the lease still stops
+// holding once it may have expired, without waiting for the request, and
+// holds again when the late answer shows the key was ours all along.
+func testUnansweredRenewal(t *testing.T, d Driver) {
+	s := d.StartServer(t)
+	opts := withPrefix(Prefix(t))
+	opts.Timeout = time.Minute
+	h := mustAcquire(t, s.Connect(t, true), opts)
+	g := newGenerator(t, h, simclock.New(Start), strategies.Default())
+
+	s.Pause(t)
+	h.clk.Add(every) // the renewal is sent and hangs
+	e := h.advance(t, 2*every-margin, leasekeep.Expired)
+	assert.Equal(t, Start.Add(ttl-margin), e.ValidUntil)
+	_, err := g.Next()
+	require.ErrorIs(t, err, ringflake.ErrLeaseLost)
+
+	s.Resume(t)
+	e = h.next(t)
+	require.Equal(t, leasekeep.Renewed, e.Kind, "the hung renewal is answered: %+v", e)
+	assert.Equal(t, Start.Add(every+ttl-margin), e.ValidUntil, "valid from when it was sent")
+	assert.True(t, h.Held())
+	_, err = g.Next()
+	require.NoError(t, err)
+}
+
+// testStolenLease takes the id away from a holder in every way it can go;
+// the holder finds out at its next renewal.
+func testStolenLease(t *testing.T, d Driver) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		steal func(t *testing.T, c Conn, prefix string)
+		want  leasekeep.EventKind
+	}{
+		{"key deleted, then taken by another holder", func(t *testing.T, c Conn, prefix string) {
+			c.Delete(t, prefix, 0)
+			require.Equal(t, int64(0), mustAcquire(t, c, withPrefix(prefix)).Node())
+		}, leasekeep.Lost},
+		{"lease expired, then taken by another holder", func(t *testing.T, c Conn, prefix string) {
+			c.Expire(t, prefix, 0)
+			require.Equal(t, int64(0), mustAcquire(t, c, withPrefix(prefix)).Node())
+		}, leasekeep.Lost},
+		{"lease expired, taken and released by another holder", func(t *testing.T, c Conn, prefix string) {
+			c.Expire(t, prefix, 0)
+			other := mustAcquire(t, c, withPrefix(prefix))
+			require.NoError(t, other.Close(ctx))
+		}, leasekeep.Lost},
+		{"key overwritten by someone else", func(t *testing.T, c Conn, prefix string) {
+			c.Put(t, prefix, 0, "intruder")
+		}, leasekeep.Lost},
+		{"key deleted, nobody took the id", func(t *testing.T, c Conn, prefix string) {
+			c.Delete(t, prefix, 0)
+		}, leasekeep.Retaken},
+		{"lease expired, nobody took the id", func(t *testing.T, c Conn, prefix string) {
+			c.Expire(t, prefix, 0)
+		}, leasekeep.Retaken},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := d.Connect(t)
+			prefix := Prefix(t)
+			h := mustAcquire(t, c, withPrefix(prefix))
+			g := newGenerator(t, h, simclock.New(Start), strategies.Default())
+			_, err := g.Next()
+			require.NoError(t, err)
+
+			tc.steal(t, c, prefix)
+			e := h.advance(t, every, tc.want)
+			_, err = g.Next()
+			if tc.want == leasekeep.Retaken {
+				require.NoError(t, err)
+				assert.True(t, h.Held())
+				exists, expires := c.Key(t, prefix, 0)
+				require.True(t, exists, "the key is set again")
+				assert.True(t, expires, "the key is set again, expiring with the lease")
+				require.NoError(t, g.Close(ctx))
+				return
+			}
+			require.ErrorIs(t, err, ringflake.ErrLeaseLost)
+			require.ErrorIs(t, e.Err, ringflake.ErrLeaseLost)
+			require.ErrorIs(t, h.Err(), ringflake.ErrLeaseLost)
+			assert.False(t, h.Held())
+			select {
+			case <-h.Done():
+			default:
+				t.Fatal("Done is not closed")
+			}
+			// Lost for good: no more renewals, so no more events.
+			h.clk.Add(every)
+			select {
+			case e := <-h.events:
+				t.Fatalf("event after the loss: %+v", e)
+			default:
+			}
+			require.ErrorIs(t, g.Close(ctx), ringflake.ErrLeaseLost, "the exact mark cannot be saved either")
+		})
+	}
+}
+
+// testMarkCarriedToTheNextHolder hands an id from holder A to holder B
+// whose clock reads 5 s behind A's. B starts after every ID A issued:
+// after A's mark written ahead (DefaultMarkAhead past A's last ID) when A
+// crashed, before that lead when A closed cleanly — or, with the default
+// strategy, refuses.
+func testMarkCarriedToTheNextHolder(t *testing.T, d Driver) {
+	ctx := context.Background()
+	lead := ringflake.DefaultMarkAhead
+	for _, tc := range []struct {
+		name     string
+		clean    bool // A closes its generator and lease; else A crashes
+		strategy strategies.Strategy
+		refuses  bool
+	}{
+		{"crash, logical", false, strategies.Logical(10 * time.Second), false},
+		{"crash, wait", false, strategies.Wait(10 * time.Second), false},
+		{"crash, default refuses", false, strategies.Default(), true},
+		{"clean close, logical", true, strategies.Logical(10 * time.Second), false},
+		{"clean close, wait", true, strategies.Wait(10 * time.Second), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := d.Connect(t)
+			prefix := Prefix(t)
+			a := mustAcquire(t, c, withPrefix(prefix))
+			ga := newGenerator(t, a, simclock.New(Start), strategies.Default())
+			var newestA ringflake.ID
+			for range 100 {
+				id, err := ga.Next()
+				require.NoError(t, err)
+				newestA = id
+			}
+			if tc.clean {
+				require.NoError(t, ga.Close(ctx))
+				require.NoError(t, a.Close(ctx))
+			} else {
+				c.Expire(t, prefix, 0) // A crashed: its lease ran out
+			}
+
+			b := mustAcquire(t, c, withPrefix(prefix))
+			require.Equal(t, int64(0), b.Node(), "the same id")
+			gb := newGenerator(t, b, simclock.New(Start.Add(-5*time.Second)), tc.strategy)
+			id, err := gb.Next()
+			if tc.refuses {
+				require.ErrorIs(t, err, ringflake.ErrClockRollback)
+				return
+			}
+			require.NoError(t, err)
+			l := gb.Layout()
+			assert.Greater(t, id, newestA)
+			aLast, bFirst := newestA.Time(l), id.Time(l)
+			if tc.clean {
+				assert.True(t, bFirst.Before(aLast.Add(lead)), "B starts at %v, within the lead after A's last ID %v", bFirst, aLast)
+			} else {
+				assert.True(t, bFirst.After(aLast.Add(lead)), "B starts at %v, after A's mark %v", bFirst, aLast.Add(lead))
+			}
+		})
+	}
+}
+
+// testPausedHolderCannotCollide plays a holder paused past its TTL: its
+// lease timer has not fired, so it still believes it holds the id while a
+// new holder issues under it. The marks are fenced by the lease token:
+// the paused holder issues nothing past its last saved mark, and the new
+// holder starts after that mark, so no ID is issued twice.
+func testPausedHolderCannotCollide(t *testing.T, d Driver) {
+	ctx := context.Background()
+	c := d.Connect(t)
+	prefix := Prefix(t)
+	a := mustAcquire(t, c, withPrefix(prefix))
+	aClock := simclock.New(Start)
+	ga := newGenerator(t, a, aClock, strategies.Default())
+	seen := map[ringflake.ID]string{}
+	issue := func(g *ringflake.Generator, who string) error {
+		id, err := g.Next()
+		if err == nil {
+			if prev, dup := seen[id]; dup {
+				t.Fatalf("%s issued %v, an ID %s issued before", who, id, prev)
+			}
+			seen[id] = who
+		}
+		return err
+	}
+	require.NoError(t, issue(ga, "A"))
+
+	c.Expire(t, prefix, 0) // A is paused; its lease runs out
+	b := mustAcquire(t, c, withPrefix(prefix))
+	require.Equal(t, int64(0), b.Node())
+	gb := newGenerator(t, b, simclock.New(Start), strategies.Logical(10*time.Second))
+
+	// A resumes with Held still true and goes on, side by side with B.
+	require.True(t, a.Held())
+	var errA error
+	for range 3000 { // 3 s of A's clock, well past its saved mark
+		aClock.Add(time.Millisecond)
+		if errA == nil {
+			errA = issue(ga, "A")
+		}
+		require.NoError(t, issue(gb, "B"))
+	}
+	require.ErrorIs(t, errA, ringflake.ErrLeaseLost, "A cannot save a mark past the one B started after")
+	_, err := a.LoadMark(ctx)
+	require.ErrorIs(t, err, ringflake.ErrLeaseLost)
+	require.ErrorIs(t, a.SaveMark(ctx, Start.Add(time.Hour)), ringflake.ErrLeaseLost)
+}
+
+func testCorruptMark(t *testing.T, d Driver) {
+	c := d.Connect(t)
+	prefix := Prefix(t)
+	h := mustAcquire(t, c, withPrefix(prefix))
+	where := c.CorruptMark(t, prefix, 0)
+	_, err := ringflake.New(0, ringflake.WithLease(h.Lease), ringflake.WithClock(simclock.New(Start)))
+	require.ErrorIs(t, err, ringflake.ErrMarkCorrupt)
+	var me *ringflake.MarkError
+	require.ErrorAs(t, err, &me)
+	assert.Contains(t, me.Path, where)
+}
+
+func testMarkRoundTrip(t *testing.T, d Driver) {
+	ctx := context.Background()
+	h := mustAcquire(t, d.Connect(t), withPrefix(Prefix(t)))
+	mark, err := h.LoadMark(ctx)
+	require.NoError(t, err)
+	assert.True(t, mark.IsZero(), "a first start")
+	at := time.Date(2026, 11, 22, 12, 0, 1, 123456789, time.FixedZone("x", 3600))
+	require.NoError(t, h.SaveMark(ctx, at))
+	mark, err = h.LoadMark(ctx)
+	require.NoError(t, err)
+	assert.True(t, at.Equal(mark))
+}
+
+func testInvalidOptions(t *testing.T, d Driver) {
+	c := d.Unreachable(t) // never reached: the options are checked first
+	unit := d.TTLUnit()
+	for _, tc := range []struct {
+		name string
+		cfg  leasekeep.Config
+	}{
+		{"negative TTL", leasekeep.Config{TTL: -time.Second}},
+		{"TTL below the unit", leasekeep.Config{TTL: unit / 2}},
+		{"TTL not a whole number of units", leasekeep.Config{TTL: unit * 3 / 2}},
+		{"renewal not shorter than TTL", leasekeep.Config{TTL: time.Second, RenewEvery: time.Second}},
+		{"renewal plus margin not shorter than TTL", leasekeep.Config{TTL: time.Second, RenewEvery: 900 * time.Millisecond, Margin: 100 * time.Millisecond}},
+		{"negative margin", leasekeep.Config{Margin: -1}},
+		{"negative timeout", leasekeep.Config{Timeout: -1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{Config: tc.cfg}
+			_, err := c.Acquire(context.Background(), opts)
+			require.ErrorIs(t, err, ringflake.ErrInvalidOption)
+			_, err = c.List(context.Background(), opts)
+			require.ErrorIs(t, err, ringflake.ErrInvalidOption)
+		})
+	}
+}
+
+func testAcquireServerDown(t *testing.T, d Driver) {
+	c := d.Unreachable(t)
+	// A client may wait for an unreachable server until its context ends
+	// (the etcd client does).
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	_, err := c.Acquire(ctx, Options{})
+	require.Error(t, err)
+	assert.False(t, errors.Is(err, ringflake.ErrNodeUnavailable), "an unreachable server is not an exhausted range")
+}

@@ -1,0 +1,62 @@
+package redislease
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// A Holding is a node id in use, as [List] reports it.
+type Holding struct {
+	Node int64
+	// Holder is the [Options.Holder] of the lease that holds the id.
+	Holder string
+	// TTL is how long the id stays held on the server unless renewed.
+	TTL time.Duration
+	// Mark is the node's saved high-water mark; zero when none was saved.
+	Mark time.Time
+}
+
+// listChunk is how many ids one List script examines, so that a large
+// range does not block the server for long.
+const listChunk = 1024
+
+// List returns the ids in use under opts.Prefix in [0, Layout.MaxNode()],
+// in ascending order, for an operator. Only Prefix and Layout of opts
+// matter. It is a snapshot taken in chunks of 1024 ids: ids acquired or
+// released while it runs may or may not appear. Errors:
+// ringflake.ErrInvalidOption for Options that cannot work, otherwise the
+// client's.
+func List(ctx context.Context, client redis.Scripter, opts Options) ([]Holding, error) {
+	s, err := opts.settings()
+	if err != nil {
+		return nil, err
+	}
+	var out []Holding
+	for from := int64(0); from <= s.MaxNode; from += listChunk {
+		to := min(from+listChunk-1, s.MaxNode)
+		rows, err := listScript.Run(ctx, client, []string{s.keyBase()}, from, to).Slice()
+		if err != nil {
+			return nil, fmt.Errorf("redislease: listing node ids: %w", err)
+		}
+		for _, row := range rows {
+			f, ok := row.([]any)
+			if !ok || len(f) != 6 {
+				return nil, fmt.Errorf("redislease: listing node ids: unexpected reply %v", row)
+			}
+			id, _ := f[0].(int64)
+			ttl, _ := f[1].(int64)
+			h := Holding{Node: id, TTL: time.Duration(ttl) * time.Millisecond}
+			if tok, ok := f[2].(string); ok && tok == f[3] {
+				h.Holder, _ = f[4].(string)
+			}
+			if m, ok := f[5].(string); ok {
+				h.Mark, _ = time.Parse(time.RFC3339Nano, m)
+			}
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
