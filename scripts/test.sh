@@ -6,7 +6,7 @@
 #   FUZZTIME=10s  how long each fuzz target runs (0 skips fuzzing)
 #
 # Servers that tests of nested modules need (PostgreSQL for sqltest/, Redis
-# for redis/, etcd for etcd/) are
+# for redislease/, etcd for etcdlease/) are
 # started here, throwaway, on 127.0.0.1, and removed when the script exits;
 # their Debian packages are installed when missing (as root). A variable
 # such as RINGFLAKE_TEST_POSTGRES_DSN that is already set is used instead.
@@ -169,8 +169,8 @@ wait_ready() {
 
 # start_redis: a redis-server of its own in a temp directory, listening on
 # 127.0.0.1 only, without persistence. Exports RINGFLAKE_TEST_REDIS_ADDR,
-# and RINGFLAKE_TEST_REDIS_SERVER (the binary) for the tests of redis/
-# that stop and restart servers of their own.
+# and RINGFLAKE_TEST_REDIS_SERVER (the binary) for the tests of
+# redislease/ that stop and restart servers of their own.
 start_redis() {
   if [ -z "${RINGFLAKE_TEST_REDIS_SERVER:-}" ]; then
     command -v redis-server >/dev/null || apt_install_no_start redis-server
@@ -202,8 +202,8 @@ start_redis() {
 
 # start_etcd: a single-member etcd of its own in a temp directory,
 # listening on 127.0.0.1 only. Exports RINGFLAKE_TEST_ETCD_ENDPOINTS, and
-# RINGFLAKE_TEST_ETCD_SERVER (the binary) for the tests of etcd/ that stop
-# and restart servers of their own.
+# RINGFLAKE_TEST_ETCD_SERVER (the binary) for the tests of etcdlease/ that
+# stop and restart servers of their own.
 start_etcd() {
   if [ -z "${RINGFLAKE_TEST_ETCD_SERVER:-}" ] || [ -z "${RINGFLAKE_TEST_ETCD_ENDPOINTS:-}" ]; then
     if ! command -v etcd >/dev/null || ! command -v etcdctl >/dev/null; then
@@ -240,6 +240,11 @@ start_etcd() {
   cat "$dir/etcd.log" >&2
   return 1
 }
+
+# Each module is built and tested on its own, as its users build it: the
+# workspace (go.work) is only there for `go run ./cmd/ringflake` at the
+# root.
+export GOWORK=off
 
 # Every module of the repository, the root first.
 mapfile -t modules < <(git ls-files --cached --others --exclude-standard -- '*go.mod' | xargs -n1 dirname | sort)

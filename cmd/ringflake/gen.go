@@ -2,16 +2,19 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"io"
 
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/strategies"
 )
 
-func gen(args []string, stdout, stderr io.Writer) error {
+func gen(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("gen", stderr)
 	n := fs.Int("n", 1, "number of IDs to print")
-	node := fs.Int64("node", 0, "node id, in [0, the layout's largest node]")
+	nodeFlag := fs.String("node", "0", nodeHelp)
+	state := fs.String("state", "", "file keeping the high-water mark between runs, so that a restart never reissues an ID (with a fixed node id)")
 	layoutFlag := fs.String("layout", "twitter", "layout: twitter, sonyflake, js-safe, or key=value,... (see ringflake.ParseLayout)")
 	strategyFlag := fs.String("strategy", strategies.Default().String(), "rollback strategy, e.g. error, wait:5ms, logical:1s, ring, or a chain")
 	formatFlag := fs.String("format", "dec", "encoding of the IDs: dec, hex, base32, base58, base62 or base64")
@@ -36,13 +39,40 @@ func gen(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("-format: %v", err)
 	}
-	g, err := ringflake.New(*node, ringflake.WithLayout(layout), ringflake.WithStrategy(strategy))
+	ctx := context.Background()
+	nd, err := resolveNode(ctx, *nodeFlag, layout)
 	if err != nil {
 		return err
 	}
+	if nd.release != nil {
+		defer func() {
+			ctx, cancel := context.WithTimeout(ctx, acquireTimeout)
+			defer cancel()
+			err = errors.Join(err, nd.release(ctx))
+		}()
+	}
+	opts := []ringflake.Option{ringflake.WithLayout(layout), ringflake.WithStrategy(strategy)}
+	switch {
+	case nd.lease != nil && *state != "":
+		return usagef("-state: a leased node id keeps its high-water mark with the lease; -state is for fixed node ids")
+	case nd.lease != nil:
+		opts = append(opts, ringflake.WithLease(nd.lease))
+	case *state != "":
+		opts = append(opts, ringflake.WithMarkStore(ringflake.NewFileMarkStore(*state)))
+	}
+	g, err := ringflake.New(nd.id, opts...)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, g.Close(ctx)) }() // saves the exact mark, if any
+	return write(g, *n, enc, stdout)
+}
+
+// write prints n IDs from g, one per line.
+func write(g *ringflake.Generator, n int, enc ringflake.Encoding, stdout io.Writer) error {
 	w := bufio.NewWriter(stdout)
 	buf := make([]byte, 0, 24)
-	for range *n {
+	for range n {
 		id, err := g.Next()
 		if err != nil {
 			_ = w.Flush()
