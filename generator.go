@@ -33,6 +33,7 @@ type Generator struct {
 	ring      ring
 	newest    atomic.Int64 // greatest tick issued, -1 before the first ID
 	horizon   atomic.Int64 // greatest tick the fast path may issue at (horizon.go)
+	lane      lane         // the first strategy's plan for the current situation
 	src       timeSource
 	nodePart  int64 // node << seqBits
 	timeShift uint8
@@ -171,17 +172,64 @@ func (g *Generator) NextContext(ctx context.Context) (ID, error) {
 	// and loading newest cannot mistake another call's later tick for a
 	// rollback.
 	newest := g.newest.Load()
-	e := g.src.read()
-	now := floorDiv(e, g.src.unit)
-	if now >= newest && now <= g.horizon.Load() && (g.lease == nil || g.lease.Held()) {
-		if v, ok := g.ring.take(now, now); ok {
-			if now > newest {
-				g.raise(now)
+	e, now := g.src.readTick()
+	if h := g.horizon.Load(); now <= h && (g.lease == nil || g.lease.Held()) {
+		if now >= newest {
+			if v, ok := g.ring.take(now, now); ok {
+				if now > newest {
+					g.raise(now)
+				}
+				return g.id(v), nil
 			}
-			return g.id(v), nil
+		}
+		// A rollback or borrowed time under way: the range the first
+		// strategy chose in this same situation, if any, still holds.
+		if from, limit, ok := g.lane.get(now, newest); ok {
+			if v, ok := g.ring.take(from, min(limit, h)); ok {
+				g.issuedBy(g.ring.tick(v), now, newest)
+				return g.id(v), nil
+			}
 		}
 	}
 	return g.slow(ctx, e, now, newest)
+}
+
+// lane remembers the range of the last Issue plan of the generator's first
+// strategy together with the situation it was made in — the clock's tick
+// and the newest tick issued — so that later calls meeting the same
+// situation take from that range without asking the strategy again: during
+// a rollback (the ring) or while borrowing time (logical), only the first
+// call of each situation takes the slow path. A sequence lock keeps the
+// words consistent: seq is odd while they are written, and zero before the
+// first plan.
+type lane struct {
+	seq         atomic.Uint64
+	now, newest atomic.Int64
+	from, limit atomic.Int64
+}
+
+// get returns the range remembered for the situation (now, newest), if any.
+func (l *lane) get(now, newest int64) (from, limit int64, ok bool) {
+	s := l.seq.Load()
+	if s == 0 || s&1 != 0 || l.now.Load() != now || l.newest.Load() != newest {
+		return 0, 0, false
+	}
+	from, limit = l.from.Load(), l.limit.Load()
+	return from, limit, l.seq.Load() == s
+}
+
+// set remembers the range [from, limit] for the situation (now, newest),
+// unless another call is setting the lane at the same time.
+func (l *lane) set(now, newest, from, limit int64) {
+	s := l.seq.Load()
+	if s&1 != 0 || !l.seq.CompareAndSwap(s, s+1) {
+		return
+	}
+	l.now.Store(now)
+	l.newest.Store(newest)
+	l.from.Store(from)
+	l.limit.Store(limit)
+	l.seq.Store(s + 2)
 }
 
 // call records what a call on the slow path did, for the rollback event
@@ -231,8 +279,7 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 				// Time passed waiting for the mark: look again, lease
 				// and clock included.
 				newest = g.newest.Load()
-				e = g.src.read()
-				now = floorDiv(e, g.src.unit)
+				e, now = g.src.readTick()
 				continue
 			}
 			if v, ok := g.ring.take(now, now); ok {
@@ -265,6 +312,9 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 					v, ok = g.ring.take(from, min(limit, g.hardTick()))
 				}
 				if ok {
+					if i == 0 && c.waited == 0 {
+						g.lane.set(now, newest, from, limit)
+					}
 					g.issuedBy(g.ring.tick(v), now, newest)
 					return g.id(v), nil
 				}
@@ -290,8 +340,7 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 			// Read the wall clock and decide again.
 			exact = true
 			newest = g.newest.Load()
-			e = g.src.resync()
-			now = floorDiv(e, g.src.unit)
+			e, now = g.src.resyncTick()
 			continue
 		}
 		if err := g.sleep(ctx, sleep); err != nil {
@@ -306,8 +355,7 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 			g.stats.tickWaited.Add(int64(sleep))
 		}
 		newest = g.newest.Load()
-		e = g.src.read()
-		now = floorDiv(e, g.src.unit)
+		e, now = g.src.readTick()
 	}
 }
 

@@ -50,27 +50,37 @@ const cacheLine = 64
 //     so what happened at t is unknown): move on to t+1 and apply the same
 //     rules to its slot. Never assume a sequence number is free.
 //
-// The walk looks at no more than 256 ticks, so at each slot at most once:
-// first the 256 ticks from from on, which keeps an ID's time as close to
+// The walk has two parts of at most 256 ticks each, so each part looks at
+// a slot at most once: first the 256 ticks from from on, which keeps an ID's time as close to
 // from as the ring allows (a logical strategy borrows one tick at a time);
 // then, when the range is longer, the last 256 ticks up to limit, where a
 // long rollback finds the spare room recent load left (a slot's latest
 // tick ≤ limit offers at least as much room as its earlier ones, which
 // also covers the sketch's rule of reusing a later tick found in the
-// slot). Ticks below zero are never issued.
+// slot). In a range longer than the ring, the first part ends at the first
+// slot that holds a later tick: during a long rollback on a busy ring every
+// slot does, and the walk goes straight to the last 256 ticks instead of
+// reading all 256 slots in vain on every call; the ticks it skips are
+// looked at again, at their latest tick, in the last part. Ticks below zero
+// are never issued.
 func (r *ring) take(from, limit int64) (uint64, bool) {
 	if from == limit && from >= 0 {
 		return r.takeAt(from) // the normal path: the clock's own tick
 	}
 	from = max(from, 0)
-	if v, ok := r.walk(from, min(limit, from+ringMask)); ok || limit <= from+ringMask {
+	long := limit > from+ringMask
+	v, ok, next := r.walk(from, min(limit, from+ringMask), long)
+	if ok || !long {
 		return v, ok
 	}
-	return r.walk(max(from+ringSize, limit-ringMask), limit)
+	v, ok, _ = r.walk(max(next, limit-ringMask), limit, false)
+	return v, ok
 }
 
-// walk is take over [from, limit], at most 256 ticks.
-func (r *ring) walk(from, limit int64) (uint64, bool) {
+// walk is take over [from, limit], at most 256 ticks. With stopAtLater it
+// gives up at the first slot holding a later tick than the one it looks
+// at. It returns the tick after the last one it looked at.
+func (r *ring) walk(from, limit int64, stopAtLater bool) (uint64, bool, int64) {
 	for t := from; t <= limit; {
 		slot := &r.slots[t&ringMask]
 		base := uint64(t+1) << r.seqBits // (t, 0) packed
@@ -81,16 +91,18 @@ func (r *ring) walk(from, limit int64) (uint64, bool) {
 			next = base
 		case v < base+r.maxSeq:
 			next = v + 1
+		case stopAtLater && v > base+r.maxSeq:
+			return 0, false, t + 1 // the slot holds a later tick
 		default:
 			t++
 			continue
 		}
 		if slot.CompareAndSwap(v, next) {
 			r.retire(t, v, next, base)
-			return next, true
+			return next, true, t + 1
 		}
 	}
-	return 0, false
+	return 0, false, limit + 1
 }
 
 // takeAt is take(t, t) for t >= 0: the next sequence number of tick t, if

@@ -153,3 +153,44 @@ func TestRingNeverIssuesTwice(t *testing.T) {
 	require.NoError(t, g.Wait())
 	assert.NotEmpty(t, seen)
 }
+
+// During a rollback longer than the ring on a busy ring, the slot of the
+// clock's tick holds a later tick: the walk goes straight to the last 256
+// ticks of the range rather than through 256 slots that cannot help, and
+// still finds every residue's latest tick there.
+func TestRingLongRangeSkipsToItsLastTicks(t *testing.T) {
+	r := newTestRing(1) // two sequence numbers per tick
+	for tick := int64(1000); tick < 1256; tick++ {
+		_, ok := r.take(tick, tick)
+		require.True(t, ok)
+	}
+	// Slot 10 holds tick 1034, later than 10: skip to [1000, 1255].
+	v, ok := r.take(10, 1255)
+	require.True(t, ok)
+	assert.Equal(t, int64(1000), r.tick(v))
+
+	// A slot holding an earlier tick (or nothing) is free at the range's
+	// start: the walk takes it, as close to from as the ring allows.
+	r2 := newTestRing(0)
+	_, ok = r2.take(300, 300) // slot 44 holds tick 300
+	require.True(t, ok)
+	v, ok = r2.take(45, 600)
+	require.True(t, ok)
+	assert.Equal(t, int64(45), r2.tick(v), "slot 45 is empty")
+	v, ok = r2.take(44, 600)
+	require.True(t, ok)
+	assert.Equal(t, int64(345), r2.tick(v), "slot 44 holds a later tick: the last 256 ticks, from 345")
+
+	// Ranges between 256 and 511 ticks long: the last part starts right
+	// after the tick the first part stopped at, so no residue is lost.
+	r3 := newTestRing(0)
+	for tick := int64(256); tick < 512; tick++ {
+		_, ok := r3.take(tick, tick) // every slot holds one of 256..511, used up
+		require.True(t, ok)
+	}
+	v, ok = r3.take(0, 300)
+	assert.False(t, ok, "nothing at or below 300 is free: %d", r3.tick(v))
+	v, ok = r3.take(0, 512)
+	require.True(t, ok)
+	assert.Equal(t, int64(512), r3.tick(v))
+}

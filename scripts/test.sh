@@ -268,6 +268,11 @@ for mod in "${modules[@]}"; do
   (cd "$root/$mod" && go vet ./... && go test -race -count=1 ./...)
 done
 
+# Every benchmark of the peer comparison runs once, briefly, so that none
+# can rot; scripts/bench.sh is the one that measures.
+step "benchmarks in bench, once each"
+(cd "$root/bench" && go test -run '^$' -bench . -benchtime 1x ./...)
+
 if [ "$fuzztime" != "0" ]; then
   for mod in "${modules[@]}"; do
     cd "$root/$mod"

@@ -20,6 +20,12 @@ import (
 // Decide must be safe for concurrent use and should not block: waiting is
 // done by returning [Sleep], which the generator performs on its clock and
 // interrupts when the caller's context ends.
+//
+// A generator may carry out an [Issue] plan of the first strategy (the
+// first step of a chain) again, without calling Decide, for later calls
+// that meet the same clock tick and the same Newest while the plan's range
+// has room: Decide should depend on the situation's ticks (Now, Newest,
+// Full), not on where in its tick Elapsed lies.
 type Strategy interface {
 	// Decide returns the plan for situation s.
 	Decide(s Situation) Plan
@@ -109,11 +115,13 @@ type Plan struct {
 // otherwise waits for the next tick.
 func Pass() Plan { return Plan{} }
 
-// Issue asks the generator to issue an ID at the earliest tick from from to
-// limit (both inclusive) that still has a free sequence number, looking at
-// most 256 ticks back from limit and never past the layout's last tick.
-// When no tick in that range has room, the next strategy decides (or, after
-// [Plan.OrSleep], the generator sleeps and asks again).
+// Issue asks the generator to issue an ID at a tick from from to limit
+// (both inclusive) that still has a free sequence number: the earliest
+// among the 256 ticks from from on, else — in a longer range — among the
+// last 256 up to limit; never before tick 0, past the layout's last tick or
+// past the saved high-water mark. When no tick in that range has room, the
+// next strategy decides (or, after [Plan.OrSleep], the generator sleeps
+// and asks again).
 func Issue(from, limit int64) Plan { return Plan{kind: planIssue, from: from, limit: limit} }
 
 // Sleep asks the generator to wait d on its clock and then look at the clock
