@@ -360,16 +360,18 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 }
 
 // issuedBy records an ID a strategy's plan issued at tick, when the clock
-// read now and the newest tick was newest.
+// read now and the newest tick was newest. Counting costs one atomic add
+// per ID only for ring reuses; borrowed time is counted once per tick, by
+// the call that moves the newest tick.
 func (g *Generator) issuedBy(tick, now, newest int64) {
-	switch {
-	case tick < newest:
+	if tick < newest {
 		g.stats.ringReuses.Add(1)
-	case tick > now:
-		g.stats.borrowed.Add(1)
+		return
+	}
+	if prev, moved := g.raiseFrom(tick); moved && tick > now {
+		g.stats.borrowed.Add(tick - max(prev, now))
 		storeMax(&g.stats.maxLead, tick-now)
 	}
-	g.raise(tick)
 }
 
 // claimReport makes c the call that reports the latest rollback seen, if
@@ -449,11 +451,18 @@ func (g *Generator) sleep(ctx context.Context, d time.Duration) error {
 }
 
 // raise makes tick the newest tick issued unless a later one is.
-func (g *Generator) raise(tick int64) {
+func (g *Generator) raise(tick int64) { g.raiseFrom(tick) }
+
+// raiseFrom is raise, reporting whether this call moved the newest tick,
+// and from where.
+func (g *Generator) raiseFrom(tick int64) (prev int64, moved bool) {
 	for {
 		n := g.newest.Load()
-		if tick <= n || g.newest.CompareAndSwap(n, tick) {
-			return
+		if tick <= n {
+			return n, false
+		}
+		if g.newest.CompareAndSwap(n, tick) {
+			return n, true
 		}
 	}
 }

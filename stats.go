@@ -31,10 +31,11 @@ type Stats struct {
 	// handed out during a rollback.
 	RingReuses uint64
 
-	// Borrowed is the number of IDs stamped later than the clock read
-	// (the logical strategy borrowing future ticks); MaxLead is the
-	// furthest ahead of the clock one was stamped.
-	Borrowed uint64
+	// Borrowed is the time borrowed ahead of the clock: every tick the
+	// newest ID moved past both the previous newest and the clock's tick
+	// (the logical strategy counting on from the newest ID) adds one unit.
+	// MaxLead is the furthest ahead of the clock an ID was stamped.
+	Borrowed time.Duration
 	MaxLead  time.Duration
 
 	// Waits and Waited count the sleeps strategies asked for during
@@ -76,7 +77,7 @@ type counters struct {
 	rollbacks  atomic.Uint64
 	largest    atomic.Int64 // ns
 	ringReuses atomic.Uint64
-	borrowed   atomic.Uint64
+	borrowed   atomic.Int64 // ticks
 	maxLead    atomic.Int64 // ticks
 	waits      atomic.Uint64
 	waited     atomic.Int64 // ns
@@ -142,7 +143,7 @@ func (g *Generator) Stats() Stats {
 		Rollbacks:       c.rollbacks.Load(),
 		LargestRollback: time.Duration(c.largest.Load()),
 		RingReuses:      c.ringReuses.Load(),
-		Borrowed:        c.borrowed.Load(),
+		Borrowed:        time.Duration(c.borrowed.Load()) * g.layout.unit,
 		MaxLead:         time.Duration(c.maxLead.Load()) * g.layout.unit,
 		Waits:           c.waits.Load(),
 		Waited:          time.Duration(c.waited.Load()),

@@ -38,7 +38,7 @@ func NewCollector(g *ringflake.Generator, labels prometheus.Labels) *Collector {
 		rollbacks:       d("clock_rollbacks_total", "Times the wall clock was seen to step back by at least one tick."),
 		largestRollback: d("clock_rollback_largest_seconds", "Largest step back of the wall clock seen."),
 		ringReuses:      d("ring_reuses_total", "IDs issued from spare sequence numbers of earlier ticks during a rollback."),
-		borrowed:        d("borrowed_ids_total", "IDs stamped later than the clock read (logical strategy)."),
+		borrowed:        d("borrowed_seconds_total", "Time borrowed ahead of the clock (logical strategy)."),
 		maxLead:         d("max_lead_seconds", "Furthest ahead of the clock an ID was stamped."),
 		waits:           d("rollback_waits_total", "Sleeps strategies asked for during rollbacks."),
 		waited:          d("rollback_wait_seconds_total", "Time slept during rollbacks."),
@@ -70,7 +70,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.rollbacks, float64(s.Rollbacks))
 	gauge(c.largestRollback, s.LargestRollback.Seconds())
 	counter(c.ringReuses, float64(s.RingReuses))
-	counter(c.borrowed, float64(s.Borrowed))
+	counter(c.borrowed, s.Borrowed.Seconds())
 	gauge(c.maxLead, s.MaxLead.Seconds())
 	counter(c.waits, float64(s.Waits))
 	counter(c.waited, s.Waited.Seconds())
