@@ -68,8 +68,11 @@ func (r *ring) take(from, limit int64) (uint64, bool) {
 		return r.takeAt(from) // the normal path: the clock's own tick
 	}
 	from = max(from, 0)
-	long := limit > from+ringMask
-	v, ok, next := r.walk(from, min(limit, from+ringMask), long)
+	if from > limit {
+		return 0, false
+	}
+	long := limit-from > ringMask // from+ringMask could overflow
+	v, ok, next := r.walk(from, from+min(limit-from, ringMask), long)
 	if ok || !long {
 		return v, ok
 	}

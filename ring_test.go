@@ -1,6 +1,7 @@
 package ringflake
 
 import (
+	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -69,6 +70,8 @@ func TestRingRules(t *testing.T) {
 	assert.False(t, ok, "tick 0 is used up")
 	_, ok = r3.take(-5, -1)
 	assert.False(t, ok)
+	_, ok = r3.take(math.MaxInt64-10, 1000)
+	assert.False(t, ok, "an empty range issues nothing, even when from+255 overflows")
 
 	// Borrowing ahead moves one tick at a time, however far the limit.
 	r4 := newTestRing(0)
