@@ -1,10 +1,7 @@
 package ringflake_test
 
 import (
-	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -21,7 +18,9 @@ import (
 // strategy (harness_test.go): never a duplicate, monotonic where promised,
 // stalls and leads within their bounds, the ring never past the newest ID.
 //
-// Byte 0 picks the strategy, byte 1 the clock mode; then pairs (op, arg).
+// Byte 0 picks the strategy, byte 1 the clock mode (bit 0) and whether the
+// generator keeps a high-water mark and may restart (bit 1); then pairs
+// (op, arg).
 func FuzzStrategies(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 5, 1, 0, 2, 2, 0, 5})                   // small step, error
 	f.Add([]byte{1, 1, 0, 9, 1, 3, 3, 2, 0, 9})                   // large step, wait
@@ -33,6 +32,22 @@ func FuzzStrategies(f *testing.F) {
 	f.Fuzz(playScript)
 }
 
+// fuzzLayout is FuzzStrategies' layout: Twitter's with a 4-bit sequence
+// (16 IDs per tick), so that used-up ticks, overflow walks and a ring
+// without spare room take a few dozen calls instead of thousands.
+var fuzzLayout = func() ringflake.Layout {
+	l, err := ringflake.ParseLayout("twitter,seq=4,width=55")
+	if err != nil {
+		panic(err)
+	}
+	return l
+}()
+
+// fuzzBudget bounds the calls one input makes, so that every input runs in
+// about a millisecond and the fuzzer's minimizer, which runs an input once
+// per candidate, finishes in well under a second.
+const fuzzBudget = 1500
+
 // playScript is FuzzStrategies' body: it plays data as described there.
 func playScript(t *testing.T, data []byte) {
 	if len(data) < 2 {
@@ -41,16 +56,28 @@ func playScript(t *testing.T, data []byte) {
 	sc := strategyCases[int(data[0])%len(strategyCases)]
 	mode := clockModes(time.Millisecond)[int(data[1])%2]
 	clk := simclock.New(start)
-	c := newChecker(t, clk, sc, mode, ringflake.TwitterLayout(), 1)
+	c := newChecker(t, clk, sc, mode, fuzzLayout, 1)
+	var store *recordingStore
+	if data[1]&2 != 0 {
+		store = &recordingStore{}
+		c.restart(store, false) // this run keeps a high-water mark
+	}
+	perTick := int(fuzzLayout.MaxSequence()) + 1
 	ops := data[2:]
 	if len(ops) > 80 {
 		ops = ops[:80]
 	}
+	budget := fuzzBudget
+	issue := func(n int) {
+		n = min(n, budget)
+		budget -= n
+		c.issue(n)
+	}
 	for i := 0; i+1 < len(ops); i += 2 {
 		arg := int(ops[i+1])
-		switch ops[i] % 9 {
+		switch ops[i] % 10 {
 		case 0:
-			c.issue(arg%16 + 1)
+			issue(arg%16 + 1)
 		case 1:
 			clk.Add(time.Duration(arg%8+1) * time.Millisecond)
 		case 2:
@@ -60,7 +87,7 @@ func playScript(t *testing.T, data []byte) {
 		case 4:
 			c.step(time.Duration(arg) * 11 * time.Millisecond)
 		case 5:
-			c.issue(4096 + arg) // saturate a tick and spill into the next
+			issue(perTick*(1+arg%4) + arg%perTick) // saturate ticks and spill into the next
 		case 6:
 			clk.Freeze(time.Duration(arg%30+1) * time.Millisecond)
 			c.exact = false
@@ -71,6 +98,10 @@ func playScript(t *testing.T, data []byte) {
 			require.NoError(t, clk.SetJitter(jitter, uint64(arg)))
 			c.exact = c.exact && jitter == 0
 			c.slack = max(c.slack, jitter)
+		case 9:
+			if store != nil {
+				c.restart(store, arg&1 == 0) // a clean restart or a crash
+			}
 		}
 	}
 	c.issue(3)
@@ -185,33 +216,5 @@ func FuzzParseStrategy(f *testing.F) {
 		back, err := strategies.Parse(st.String())
 		require.NoError(t, err)
 		assert.Equal(t, st, back)
-	})
-}
-
-// FuzzMarkFile: any content of a mark file either loads as a mark that
-// saves and loads back equal, or is an ErrMarkCorrupt — never a silent
-// "no mark".
-func FuzzMarkFile(f *testing.F) {
-	f.Add("ringflake-mark v1 2026-11-22T12:00:00Z crc32=00000000\n")
-	f.Add("")
-	f.Add("ringflake-mark v1 \n")
-	good := ringflake.NewFileMarkStore(filepath.Join(f.TempDir(), "seed"))
-	require.NoError(f, good.SaveMark(context.Background(), start))
-	b, err := os.ReadFile(good.Path())
-	require.NoError(f, err)
-	f.Add(string(b))
-	f.Fuzz(func(t *testing.T, content string) {
-		s := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "mark"))
-		require.NoError(t, os.WriteFile(s.Path(), []byte(content), 0o600))
-		mark, err := s.LoadMark(context.Background())
-		if err != nil {
-			require.ErrorIs(t, err, ringflake.ErrMarkCorrupt)
-			return
-		}
-		require.False(t, mark.IsZero())
-		require.NoError(t, s.SaveMark(context.Background(), mark))
-		back, err := s.LoadMark(context.Background())
-		require.NoError(t, err)
-		assert.True(t, mark.Equal(back))
 	})
 }

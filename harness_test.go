@@ -167,8 +167,10 @@ func (c *checker) clockTick() int64 {
 }
 
 // next issues one ID and checks every promise. It returns the error, if any.
+//
+// It does not call t.Helper: next runs for every ID of every scenario and
+// fuzz input, and Helper's stack walk costs more than the call it checks.
 func (c *checker) next() error {
-	c.t.Helper()
 	allowed := c.clockTick()
 	newestBefore := c.newest
 	wallBefore := c.clk.Wall()
@@ -248,7 +250,6 @@ func (c *checker) next() error {
 
 // issue makes n calls.
 func (c *checker) issue(n int) {
-	c.t.Helper()
 	for range n {
 		_ = c.next()
 	}
@@ -263,7 +264,6 @@ func (c *checker) step(d time.Duration) {
 
 // run issues perTick IDs and then lets one tick pass, ticks times.
 func (c *checker) run(ticks, perTick int) {
-	c.t.Helper()
 	for range ticks {
 		c.issue(perTick)
 		c.clk.Add(c.layout.Unit())

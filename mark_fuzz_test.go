@@ -1,0 +1,32 @@
+package ringflake
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// FuzzMarkFile: any content of a mark file either reads as a mark that
+// writes and reads back equal, or is an ErrMarkCorrupt — never a silent
+// "no mark". It fuzzes the file format in memory: a file per input costs a
+// hundred times the parse, and the file store's own I/O is covered by
+// mark_test.go.
+func FuzzMarkFile(f *testing.F) {
+	f.Add("ringflake-mark v1 2026-11-22T12:00:00Z crc32=00000000\n")
+	f.Add("")
+	f.Add("ringflake-mark v1 \n")
+	f.Add(formatMarkFile(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)))
+	f.Fuzz(func(t *testing.T, content string) {
+		mark, err := parseMarkFile("mark", content)
+		if err != nil {
+			require.ErrorIs(t, err, ErrMarkCorrupt)
+			return
+		}
+		require.False(t, mark.IsZero())
+		back, err := parseMarkFile("mark", formatMarkFile(mark))
+		require.NoError(t, err)
+		assert.True(t, mark.Equal(back))
+	})
+}
