@@ -1,6 +1,7 @@
 package ringflake
 
 import (
+	"context"
 	"math"
 	"sync/atomic"
 	"time"
@@ -30,40 +31,71 @@ type MonotonicClock interface {
 }
 
 // systemClock is the default clock: time.Now for the wall clock and the
-// monotonic reading Go carries in time.Time for Monotonic.
-//
-// Its After waits precisely where the Go runtime cannot: on Linux the
-// runtime's timers sleep in the network poller, whose timeout has whole
-// milliseconds, so a wait of 300 µs for the next 1 ms tick lasts about
-// 1.1 ms and a saturated generator loses ticks. Waits of at most
-// [preciseWait] therefore sleep the calling thread in the kernel
-// (nanosleep, 50 µs of timer slack) and return an already-fired channel;
-// such a wait does not end early when the caller's context is cancelled
-// (the generator checks the context before it waits). Longer waits, and
-// every wait on other systems, use time.After.
+// monotonic reading Go carries in time.Time for Monotonic. Its After is
+// time.After; a generator on it does not wait through After, though, but
+// with [sleepPrecise].
 type systemClock struct{ start time.Time }
 
-func (c systemClock) Now() time.Time           { return time.Now() }
-func (c systemClock) Monotonic() time.Duration { return time.Since(c.start) }
+func (c systemClock) Now() time.Time                         { return time.Now() }
+func (c systemClock) Monotonic() time.Duration               { return time.Since(c.start) }
+func (c systemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
-func (c systemClock) After(d time.Duration) <-chan time.Time {
-	if d > 0 && d <= preciseWait && sleepThread(d) {
-		return fired
-	}
-	return time.After(d)
-}
-
-// preciseWait is the longest wait systemClock.After spends asleep in the
-// kernel: one tick of the coarsest preset layouts (10 ms), more than a
-// wait:5ms strategy asks for.
+// preciseWait is the longest wait a generator on the system clock spends
+// asleep in the kernel (see [sleepPrecise]): one tick of the coarsest
+// preset layouts (10 ms), more than a wait:5ms strategy asks for.
 const preciseWait = 10 * time.Millisecond
 
-// fired is a closed channel: a wait that is already over.
-var fired = func() <-chan time.Time {
-	c := make(chan time.Time)
-	close(c)
-	return c
-}()
+// cancelSlice is how long a precise wait sleeps before it looks at its
+// context again: the longest a cancelled wait goes on.
+const cancelSlice = time.Millisecond
+
+// sleepPrecise waits d (at most [preciseWait]) for a generator on the
+// system clock, or until ctx is done, and returns ctx.Err() if it was.
+//
+// The Go runtime's timers cannot wait that precisely on Linux: they sleep
+// in the network poller, whose timeout has whole milliseconds, so a wait of
+// 300 µs for the next 1 ms tick lasts about 1.1 ms and a saturated
+// generator loses ticks. Where [sleepThread] can, the calling thread
+// therefore sleeps in the kernel — in slices of [cancelSlice] when ctx can
+// be cancelled, looking at ctx between them — and otherwise on a timer.
+// Nothing spins.
+func sleepPrecise(ctx context.Context, d time.Duration) error {
+	if !threadSleeps {
+		return sleepTimer(ctx, time.After(d))
+	}
+	return sleepSlices(ctx, d, sleepThread)
+}
+
+// sleepSlices sleeps d with sleep, in slices of [cancelSlice] when ctx can
+// be cancelled, and returns ctx.Err() as soon as it sees ctx done.
+func sleepSlices(ctx context.Context, d time.Duration, sleep func(time.Duration)) error {
+	done := ctx.Done()
+	for d > 0 {
+		slice := d
+		if done != nil {
+			slice = min(d, cancelSlice)
+		}
+		sleep(slice)
+		d -= slice
+		select {
+		case <-done:
+			return ctx.Err()
+		default:
+		}
+	}
+	return nil
+}
+
+// sleepTimer waits until timer fires or ctx is done, and returns ctx.Err()
+// if ctx was.
+func sleepTimer(ctx context.Context, timer <-chan time.Time) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer:
+		return nil
+	}
+}
 
 // timeSource turns a Clock into elapsed nanoseconds since the layout's
 // epoch, and into ticks. With a MonotonicClock it estimates the wall clock

@@ -165,7 +165,9 @@ func (g *Generator) Next() (ID, error) { return g.NextContext(context.Background
 //   - [ErrClosed] after [Generator.Close];
 //   - the [MarkStore]'s error when a call needs a later high-water mark
 //     and it cannot be saved;
-//   - ctx.Err() when ctx ends while the call waits.
+//   - ctx.Err() when ctx ends while the call waits (with the default
+//     system clock, within about a millisecond of ctx's end: short waits
+//     sleep in the kernel and look at ctx every millisecond).
 func (g *Generator) NextContext(ctx context.Context) (ID, error) {
 	// newest first: every tick in it was then stamped from an earlier
 	// reading (or borrowed), so a call delayed between reading the clock
@@ -442,12 +444,10 @@ func (g *Generator) sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-g.src.clock.After(d):
-		return nil
+	if g.src.sys && d <= preciseWait {
+		return sleepPrecise(ctx, d)
 	}
+	return sleepTimer(ctx, g.src.clock.After(d))
 }
 
 // raise makes tick the newest tick issued unless a later one is.

@@ -328,25 +328,38 @@ func TestConcurrentRollbacks(t *testing.T) {
 }
 
 // A waiting strategy gives up when the caller's context ends.
+// A wait under way ends with the context's error when the context is
+// cancelled, not when the wait would have ended.
 func TestWaitHonoursContext(t *testing.T) {
 	clk := simclock.New(start)
-	g, err := ringflake.New(0, ringflake.WithClock(blockingAfter{clk}), ringflake.WithStrategy(strategies.Wait(5*time.Millisecond)))
+	blocked := blockingAfter{clk, make(chan struct{})}
+	g, err := ringflake.New(0, ringflake.WithClock(blocked), ringflake.WithStrategy(strategies.Wait(5*time.Millisecond)))
 	require.NoError(t, err)
 	_, err = g.Next()
 	require.NoError(t, err)
 	clk.Step(-3 * time.Millisecond)
 
 	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+	go func() {
+		<-blocked.waiting // the call is waiting now
+		cancel()
+	}()
 	_, err = g.NextContext(ctx)
 	require.ErrorIs(t, err, context.Canceled)
 }
 
-// blockingAfter is a clock whose waits never end on their own.
-type blockingAfter struct{ c *simclock.Clock }
+// blockingAfter is a clock whose waits never end on their own; After
+// signals on waiting that a wait began.
+type blockingAfter struct {
+	c       *simclock.Clock
+	waiting chan struct{}
+}
 
-func (b blockingAfter) Now() time.Time                       { return b.c.Now() }
-func (b blockingAfter) After(time.Duration) <-chan time.Time { return nil }
+func (b blockingAfter) Now() time.Time { return b.c.Now() }
+func (b blockingAfter) After(time.Duration) <-chan time.Time {
+	close(b.waiting)
+	return nil
+}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

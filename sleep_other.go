@@ -4,6 +4,10 @@ package ringflake
 
 import "time"
 
-// sleepThread reports that it did not sleep: outside Linux the Go
-// runtime's timers are precise enough, so systemClock.After uses them.
-func sleepThread(time.Duration) bool { return false }
+// threadSleeps reports whether sleepThread sleeps in the kernel: outside
+// Linux the Go runtime's timers are precise enough, and sleepPrecise uses
+// them.
+const threadSleeps = false
+
+// sleepThread is not used outside Linux.
+func sleepThread(d time.Duration) { time.Sleep(d) }
