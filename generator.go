@@ -60,7 +60,8 @@ type Generator struct {
 //
 // Errors:
 //   - [ErrInvalidOption]: a nil clock, store or lease, a lease for another
-//     node, a mark interval shorter than two ticks.
+//     node, a [MarkStore] given with a lease that keeps the mark itself, a
+//     mark interval shorter than two ticks.
 //   - [ErrInvalidLayout]: the zero Layout.
 //   - [ErrNodeOutOfRange]: node does not fit the layout.
 //   - [ErrInvalidStrategy]: the strategy does not fit the layout.
@@ -105,8 +106,14 @@ func New(node int64, opts ...Option) (*Generator, error) {
 		if cfg.lease.Node() != node {
 			return nil, fmt.Errorf("%w: WithLease: the lease holds node %d, not %d", ErrInvalidOption, cfg.lease.Node(), node)
 		}
-		if store, ok := cfg.lease.(MarkStore); ok && cfg.marks == nil {
+		if store, ok := cfg.lease.(MarkStore); ok {
+			if cfg.marks != nil {
+				return nil, fmt.Errorf("%w: WithMarkStore with a lease that keeps the mark itself: the next holder of node %d would not see this generator's mark", ErrInvalidOption, node)
+			}
 			cfg.marks = store
+			if a, ok := store.(interface{ MarkAhead() time.Duration }); ok && !cfg.aheadSet {
+				cfg.ahead = a.MarkAhead()
+			}
 		}
 	}
 	g := &Generator{

@@ -305,6 +305,41 @@ func TestLeaseKeepsTheMark(t *testing.T) {
 	assert.True(t, mark.After(previous))
 }
 
+// aheadLease is a lease that keeps the mark and suggests the lead to write
+// it with.
+type aheadLease struct {
+	leaseWithMarks
+	ahead time.Duration
+}
+
+func (l *aheadLease) MarkAhead() time.Duration { return l.ahead }
+
+// A lease that keeps the mark sets the mark's lead unless WithMarkAhead
+// does, and cannot be combined with a store of the generator's own: the
+// next holder of the id would not see that store's mark.
+func TestLeaseSuggestsTheMarkLead(t *testing.T) {
+	clk := simclock.New(start)
+	lease := &aheadLease{leaseWithMarks: leaseWithMarks{fakeLease: fakeLease{node: 3, held: true}}, ahead: 4 * time.Second}
+	_, err := ringflake.New(3, ringflake.WithClock(clk), ringflake.WithLease(lease))
+	require.NoError(t, err)
+	mark, _ := lease.recordingStore.snapshot()
+	assert.Equal(t, start.Add(4*time.Second), mark, "the first mark is the lease's lead ahead")
+
+	_, err = ringflake.New(3, ringflake.WithClock(clk), ringflake.WithLease(lease), ringflake.WithMarkAhead(300*time.Millisecond))
+	require.NoError(t, err)
+	mark, _ = lease.recordingStore.snapshot()
+	assert.Equal(t, start.Add(4300*time.Millisecond), mark, "WithMarkAhead wins: 300 ms past the previous run's mark")
+
+	fresh := &aheadLease{leaseWithMarks: leaseWithMarks{fakeLease: fakeLease{node: 3, held: true}}, ahead: 4 * time.Second}
+	_, err = ringflake.New(3, ringflake.WithClock(clk), ringflake.WithLease(fresh), ringflake.WithMarkAhead(300*time.Millisecond))
+	require.NoError(t, err)
+	mark, _ = fresh.recordingStore.snapshot()
+	assert.Equal(t, start.Add(300*time.Millisecond), mark, "WithMarkAhead wins over the lease's lead")
+
+	_, err = ringflake.New(3, ringflake.WithClock(clk), ringflake.WithLease(fresh), ringflake.WithMarkStore(&recordingStore{}))
+	require.ErrorIs(t, err, ringflake.ErrInvalidOption)
+}
+
 // gateStore is a MarkStore whose saves wait for the test to open a gate.
 type gateStore struct {
 	recordingStore

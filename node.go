@@ -88,7 +88,14 @@ func (o ordinalNode) NodeID(_ context.Context, l Layout) (int64, error) {
 //
 // A Lease that also implements [MarkStore] keeps the node's high-water mark
 // with the lease, so the next holder of the id — possibly on a machine
-// whose clock is behind — starts after the IDs of the previous one.
+// whose clock is behind — starts after the IDs of the previous one. Such a
+// lease may also have a method
+//
+//	MarkAhead() time.Duration
+//
+// giving the lead a generator writes its mark with when [WithMarkAhead] is
+// not given (instead of [DefaultMarkAhead]): a store on a network server
+// wants fewer, earlier writes than a local file.
 type Lease interface {
 	// Node returns the leased node id.
 	Node() int64

@@ -18,6 +18,7 @@ type config struct {
 	clock    Clock
 	marks    MarkStore
 	ahead    time.Duration
+	aheadSet bool // WithMarkAhead was given
 	lease    Lease
 	hooks    []func(RollbackEvent)
 	err      error
@@ -77,21 +78,23 @@ func WithMarkStore(s MarkStore) Option {
 }
 
 // WithMarkAhead sets how far ahead of the IDs it issues a generator saves
-// its high-water mark; the default is [DefaultMarkAhead]. The generator
+// its high-water mark; the default is [DefaultMarkAhead], or the lead a
+// [Lease] that keeps the mark suggests (see [Lease]). The generator
 // saves a new mark in the background once half of the interval is used, so
 // it writes about twice per interval; a longer interval writes less often
 // but makes a restarted generator wait (or borrow) longer. [New] fails with
 // [ErrInvalidOption] for less than two ticks of the layout.
 func WithMarkAhead(d time.Duration) Option {
-	return optionFunc(func(cfg *config) { cfg.ahead = d })
+	return optionFunc(func(cfg *config) { cfg.ahead, cfg.aheadSet = d, true })
 }
 
 // WithLease makes the generator issue under a leased node id: it checks
 // l.Held on every call and fails with [ErrLeaseLost] while the lease does
-// not hold the id. When l is also a [MarkStore] and no [WithMarkStore] is
-// given, the generator keeps its high-water mark with the lease. [New]
-// fails with [ErrInvalidOption] for a nil l or one whose Node differs from
-// the node given to New.
+// not hold the id. When l is also a [MarkStore], the generator keeps its
+// high-water mark with the lease, so the next holder of the id starts
+// after it. [New] fails with [ErrInvalidOption] for a nil l, one whose Node
+// differs from the node given to New, and a lease that is a MarkStore
+// given together with [WithMarkStore].
 func WithLease(l Lease) Option {
 	return optionFunc(func(cfg *config) {
 		if l == nil {
