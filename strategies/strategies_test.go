@@ -1,6 +1,7 @@
 package strategies_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -161,6 +162,14 @@ func TestSituation(t *testing.T) {
 	assert.False(t, s.IsBehind())
 	assert.Zero(t, s.Behind())
 	assert.Equal(t, 600*time.Microsecond, s.Until(6))
+
+	// A clock read centuries before the epoch (a saturated reading) is
+	// behind by the most a Duration holds, not by a wrapped negative amount.
+	s = strategies.Situation{Elapsed: math.MinInt64, Unit: time.Millisecond, Newest: 5}
+	assert.True(t, s.IsBehind())
+	assert.Equal(t, time.Duration(math.MaxInt64), s.Behind())
+	s = strategies.Situation{Elapsed: math.MaxInt64, Unit: time.Millisecond}
+	assert.Equal(t, time.Duration(math.MinInt64), s.Until(-1))
 }
 
 func TestPlans(t *testing.T) {

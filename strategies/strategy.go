@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -85,9 +86,18 @@ func (s Situation) Behind() time.Duration {
 }
 
 // Until returns the time the clock needs to reach the start of tick; it is
-// zero or negative when the clock has already reached it.
+// zero or negative when the clock has already reached it. It saturates at
+// the largest and smallest Duration rather than wrap, for a clock that
+// reads centuries away from tick.
 func (s Situation) Until(tick int64) time.Duration {
-	return time.Duration(tick)*s.Unit - s.Elapsed
+	at := time.Duration(tick) * s.Unit // a layout's ticks fit a Duration
+	switch {
+	case s.Elapsed < 0 && at > math.MaxInt64+s.Elapsed:
+		return math.MaxInt64
+	case s.Elapsed > 0 && at < math.MinInt64+s.Elapsed:
+		return math.MinInt64
+	}
+	return at - s.Elapsed
 }
 
 // Ticks converts d to whole ticks, rounding down.
