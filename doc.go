@@ -36,6 +36,12 @@
 //	ring        reuses spare sequence numbers      while spare capacity   yes     no, during rollback never past the newest
 //	ring,wait:5ms,error (default): each in turn
 //
+// "Exact" and the bounds are those of the clock the generator reads. With
+// a clock that has a monotonic reading (the default system clock and
+// simclock do) the generator reads the wall clock once per tick, so a step
+// of the wall clock is seen up to one tick late and IDs issued meanwhile
+// carry the time from before the step; see [Generator].
+//
 // Generators read time through a small [Clock] interface, so tests and CI
 // can drive them with a simulated clock (package simclock) that steps,
 // freezes, drifts and jitters deterministically, or with the clocks of

@@ -365,6 +365,7 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 		}
 		newest = g.newest.Load()
 		e, now = g.src.readTick()
+		exact = g.src.mono == nil
 	}
 }
 

@@ -24,15 +24,14 @@ import (
 // [JSSafeLayout]), [NewLayout] or [ParseLayout]. The zero Layout is not
 // valid: [New] rejects it and its methods return zero values.
 type Layout struct {
-	epoch     time.Time
-	unit      time.Duration
-	timeBits  uint8
-	dcBits    uint8
-	workBits  uint8
-	seqBits   uint8
-	width     uint8
-	preset    string
-	epochNano int64 // epoch as Unix nanoseconds, for arithmetic
+	epoch    time.Time
+	unit     time.Duration
+	timeBits uint8
+	dcBits   uint8
+	workBits uint8
+	seqBits  uint8
+	width    uint8
+	preset   string
 }
 
 // LayoutSpec describes a layout for [NewLayout]. Every field must be set
@@ -153,18 +152,17 @@ func NewLayout(spec LayoutSpec) (Layout, error) {
 			spec.TimeBits, spec.DatacenterBits, spec.WorkerBits, spec.SequenceBits, sum, width)
 	}
 	if maxTick := int64(1)<<spec.TimeBits - 1; maxTick > math.MaxInt64/int64(spec.Unit) {
-		return bad("TimeBits", "%d bits of %v reach beyond %v; use fewer bits or a smaller unit",
-			spec.TimeBits, spec.Unit, time.Duration(math.MaxInt64).Round(time.Hour))
+		return bad("TimeBits", "%d bits of %v reach beyond the about 292 years a time.Duration holds; use fewer bits or a smaller unit",
+			spec.TimeBits, spec.Unit)
 	}
 	return Layout{
-		epoch:     spec.Epoch,
-		unit:      spec.Unit,
-		timeBits:  uint8(spec.TimeBits),
-		dcBits:    uint8(spec.DatacenterBits),
-		workBits:  uint8(spec.WorkerBits),
-		seqBits:   uint8(spec.SequenceBits),
-		width:     uint8(width),
-		epochNano: spec.Epoch.UnixNano(),
+		epoch:    spec.Epoch,
+		unit:     spec.Unit,
+		timeBits: uint8(spec.TimeBits),
+		dcBits:   uint8(spec.DatacenterBits),
+		workBits: uint8(spec.WorkerBits),
+		seqBits:  uint8(spec.SequenceBits),
+		width:    uint8(width),
 	}, nil
 }
 
