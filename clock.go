@@ -119,17 +119,18 @@ type timeSource struct {
 	epoch  time.Time
 	unit   int64 // nanoseconds per tick
 	offset atomic.Int64
-	synced atomic.Int64 // tick of the last re-sync; unsynced before the first
-	window atomic.Int64 // how long the wall read of the last re-sync took, in monotonic time
-	last   atomic.Int64 // without a monotonic clock: the previous reading
-	stats  *counters    // where rollbacks seen are counted
+	synced atomic.Int64  // tick of the last re-sync; unsynced before the first
+	window atomic.Int64  // how long the wall read of the last re-sync took, in monotonic time
+	last   atomic.Int64  // without a monotonic clock: the previous reading
+	stats  *counters     // where rollbacks seen are counted
+	newest *atomic.Int64 // the generator's newest tick, to tell whether a step left the clock behind it
 }
 
 // unsynced is the synced tick before the first re-sync.
 const unsynced = math.MinInt64
 
-func (s *timeSource) init(c Clock, epoch time.Time, unit time.Duration, stats *counters) {
-	s.clock, s.epoch, s.unit, s.stats = c, epoch, int64(unit), stats
+func (s *timeSource) init(c Clock, epoch time.Time, unit time.Duration, stats *counters, newest *atomic.Int64) {
+	s.clock, s.epoch, s.unit, s.stats, s.newest = c, epoch, int64(unit), stats, newest
 	s.last.Store(math.MinInt64)
 	s.mono, _ = c.(MonotonicClock)
 	if sc, ok := c.(systemClock); ok {
@@ -166,7 +167,7 @@ func (s *timeSource) readTick() (e, tick int64) {
 		// Concurrent calls read the clock in no particular order, so only
 		// a step back of a whole tick or more counts as one.
 		if prev := s.last.Swap(e); prev > e && prev-e >= s.unit {
-			s.stats.seeRollback(prev - e)
+			s.stats.seeRollback(prev-e, tick < s.newest.Load())
 		}
 		return e, tick
 	}
@@ -201,7 +202,7 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 	prev, prevW := s.offset.Swap(e-m), s.window.Swap(w)
 	est := m + prev
 	if back := est - e; s.synced.Load() != unsynced && back > max(w, prevW) && floorDiv(est, s.unit) > tick {
-		s.stats.seeRollback(back)
+		s.stats.seeRollback(back, tick < s.newest.Load())
 	}
 	s.synced.Store(tick)
 	return e, tick

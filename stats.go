@@ -10,8 +10,8 @@ import (
 
 // Stats are a generator's counters since [New], as [Generator.Stats]
 // returns them. Counting costs nothing on the way to an ordinary ID: the
-// counters move only on the slow path (rollbacks, used-up ticks, errors)
-// and once per tick.
+// counters move on the slow path (rollbacks, used-up ticks, errors), once
+// per tick, and during a rollback once per ID the ring reuses.
 type Stats struct {
 	// Issued is the number of IDs issued.
 	Issued uint64
@@ -119,9 +119,20 @@ func kindOf(err error) errKind {
 }
 
 // seeRollback counts a step back of the wall clock by back nanoseconds.
-func (c *counters) seeRollback(back int64) {
-	c.rollbacks.Add(1)
+// When the step left the clock at or past the newest tick issued (behind
+// is false: say the generator was idle) no call will find the clock behind
+// the newest ID because of it, so there is no event to report: it counts
+// as reported at once, and a later call that is behind for another reason
+// (borrowed time, a previous run's mark) reports nothing.
+func (c *counters) seeRollback(back int64, behind bool) {
+	n := c.rollbacks.Add(1)
 	storeMax(&c.largest, back)
+	for !behind {
+		done := c.reported.Load()
+		if done >= n || c.reported.CompareAndSwap(done, n) {
+			return
+		}
+	}
 }
 
 func storeMax(a *atomic.Int64, v int64) {
@@ -188,7 +199,12 @@ func (o Outcome) String() string {
 
 // RollbackEvent reports a rollback to the hook of [WithRollbackHook] and to
 // the logger of [WithLogger]: one event for the first call that finds the
-// clock behind the newest ID after the clock was seen to step back.
+// clock behind the newest ID after the clock was seen to step back. A step
+// that leaves the clock at or past the newest ID (an idle generator) is
+// counted in [Stats.Rollbacks] but reports no event; neither does time the
+// logical strategy borrows, nor a start behind a previous run's high-water
+// mark (the strategy handles those calls, and [Stats] counts their waits,
+// errors and lead).
 type RollbackEvent struct {
 	// At is the clock's reading.
 	At time.Time

@@ -229,6 +229,37 @@ func TestRollbackHookReportsFailures(t *testing.T) {
 	assert.Equal(t, 49*time.Millisecond, events[0].Behind)
 }
 
+// A step back seen while nothing is behind the newest ID (an idle
+// generator) reports no event, and neither does borrowing after it.
+func TestRollbackHookIgnoresStepsThatLeaveNothingBehind(t *testing.T) {
+	var events []ringflake.RollbackEvent
+	g, clk := newStatsGen(t, "logical:1s", ringflake.WithRollbackHook(func(e ringflake.RollbackEvent) { events = append(events, e) }))
+	_, err := g.Next()
+	require.NoError(t, err)
+	clk.Add(10 * time.Millisecond)
+	clk.Step(-3 * time.Millisecond) // idle: still 7 ms past the newest ID
+	_, err = g.Next()
+	require.NoError(t, err)
+	clk.Add(10 * time.Millisecond)
+	clk.Step(-5 * time.Millisecond) // idle again: 5 ms past the newest ID
+	for range 3 * 4096 {            // saturate: the logical strategy borrows ticks
+		_, err = g.Next()
+		require.NoError(t, err)
+	}
+	st := g.Stats()
+	assert.Equal(t, uint64(2), st.Rollbacks)
+	assert.Equal(t, 5*time.Millisecond, st.LargestRollback)
+	assert.Positive(t, st.Borrowed)
+	assert.Empty(t, events, "nothing was behind the newest ID when the steps were seen")
+
+	clk.Step(-2 * time.Second) // now the clock is behind: one event
+	clk.Add(time.Millisecond)
+	_, err = g.Next()
+	require.ErrorIs(t, err, ringflake.ErrClockRollback, "beyond the lead")
+	require.Len(t, events, 1)
+	assert.Equal(t, ringflake.Failed, events[0].Outcome)
+}
+
 // Hooks cost nothing until a rollback: the normal path allocates nothing
 // with them either.
 func TestHooksDoNotAllocateOnTheNormalPath(t *testing.T) {
