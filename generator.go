@@ -182,9 +182,9 @@ func (g *Generator) NextContext(ctx context.Context) (ID, error) {
 	// rollback.
 	newest := g.newest.Load()
 	e, now := g.src.readTick()
-	if h := g.horizon.Load(); now <= h && (g.lease == nil || g.lease.Held()) {
+	if h := g.horizon.Load(); now <= h && now >= 0 && (g.lease == nil || g.lease.Held()) {
 		if now >= newest {
-			if v, ok := g.ring.take(now, now); ok {
+			if v, ok := g.ring.takeAt(now); ok {
 				if now > newest {
 					g.raise(now)
 				}
@@ -194,7 +194,16 @@ func (g *Generator) NextContext(ctx context.Context) (ID, error) {
 		// A rollback or borrowed time under way: the range the first
 		// strategy chose in this same situation, if any, still holds.
 		if from, limit, ok := g.lane.get(now, newest); ok {
-			if v, ok := g.ring.take(from, min(limit, h)); ok {
+			limit = min(limit, h)
+			if from == newest && from <= limit {
+				// Counting on at the newest tick (the logical strategy
+				// borrowing): while it has room, nothing moves and
+				// nothing is counted.
+				if v, ok := g.ring.takeAt(from); ok {
+					return g.id(v), nil
+				}
+			}
+			if v, ok := g.ring.take(from, limit); ok {
 				g.issuedBy(g.ring.tick(v), now, newest)
 				return g.id(v), nil
 			}
@@ -220,7 +229,7 @@ type lane struct {
 // get returns the range remembered for the situation (now, newest), if any.
 func (l *lane) get(now, newest int64) (from, limit int64, ok bool) {
 	s := l.seq.Load()
-	if s == 0 || s&1 != 0 || l.now.Load() != now || l.newest.Load() != newest {
+	if s&1 != 0 || s == 0 || l.now.Load() != now || l.newest.Load() != newest {
 		return 0, 0, false
 	}
 	from, limit = l.from.Load(), l.limit.Load()
