@@ -119,24 +119,29 @@ type timeSource struct {
 	epoch  time.Time
 	unit   int64 // nanoseconds per tick
 	offset atomic.Int64
-	synced atomic.Int64  // tick of the last re-sync; unsynced before the first
+	synced atomic.Int64  // tick of the last re-sync
 	window atomic.Int64  // how long the wall read of the last re-sync took, in monotonic time
 	last   atomic.Int64  // without a monotonic clock: the previous reading
 	stats  *counters     // where rollbacks seen are counted
 	newest *atomic.Int64 // the generator's newest tick, to tell whether a step left the clock behind it
 }
 
-// unsynced is the synced tick before the first re-sync.
-const unsynced = math.MinInt64
-
-func (s *timeSource) init(c Clock, epoch time.Time, unit time.Duration, stats *counters, newest *atomic.Int64) {
+// init sets the source up on c, whose wall clock read now when New
+// started, and syncs the estimate with that reading: the estimate then
+// runs behind the wall clock by the moment between the two reads, which a
+// later re-sync takes for a step forward, never for a step back.
+func (s *timeSource) init(c Clock, now time.Time, epoch time.Time, unit time.Duration, stats *counters, newest *atomic.Int64) {
 	s.clock, s.epoch, s.unit, s.stats, s.newest = c, epoch, int64(unit), stats, newest
 	s.last.Store(math.MinInt64)
 	s.mono, _ = c.(MonotonicClock)
 	if sc, ok := c.(systemClock); ok {
 		s.sys, s.start = true, sc.start
 	}
-	s.synced.Store(unsynced)
+	if s.mono != nil {
+		e := int64(now.Sub(epoch))
+		s.offset.Store(e - s.monotonic())
+		s.synced.Store(floorDiv(e, s.unit))
+	}
 }
 
 // monotonic returns the monotonic clock's reading.
@@ -173,7 +178,7 @@ func (s *timeSource) readTick() (e, tick int64) {
 	}
 	e += s.offset.Load()
 	t := s.synced.Load()
-	if d := e - t*s.unit; d >= 0 && d < s.unit && t != unsynced {
+	if uint64(e-t*s.unit) < uint64(s.unit) { // t*unit <= e < (t+1)*unit
 		return e, t
 	}
 	return s.resyncTick()
@@ -201,7 +206,7 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 	// estimate's.
 	prev, prevW := s.offset.Swap(e-m), s.window.Swap(w)
 	est := m + prev
-	if back := est - e; s.synced.Load() != unsynced && back > max(w, prevW) && floorDiv(est, s.unit) > tick {
+	if back := est - e; back > max(w, prevW) && floorDiv(est, s.unit) > tick {
 		s.stats.seeRollback(back, tick < s.newest.Load())
 	}
 	s.synced.Store(tick)

@@ -129,7 +129,7 @@ func New(node int64, opts ...Option) (*Generator, error) {
 	}
 	g.ring.seqBits, g.ring.maxSeq = l.seqBits, uint64(l.MaxSequence())
 	g.newest.Store(-1)
-	g.src.init(cfg.clock, l.epoch, l.unit, &g.stats, &g.newest)
+	g.src.init(cfg.clock, now, l.epoch, l.unit, &g.stats, &g.newest)
 	if cfg.marks != nil {
 		ahead := int64(cfg.ahead / l.unit)
 		if cfg.ahead%l.unit != 0 {

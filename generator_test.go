@@ -152,6 +152,7 @@ func TestBeforeEpochAtRuntime(t *testing.T) {
 	g, err := ringflake.New(0, ringflake.WithClock(clk))
 	require.NoError(t, err)
 	clk.Set(ringflake.TwitterLayout().Epoch().Add(-time.Minute))
+	clk.Add(time.Millisecond) // the generator sees the step at the next tick
 	_, err = g.Next()
 	require.ErrorIs(t, err, ringflake.ErrBeforeEpoch)
 }
