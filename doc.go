@@ -47,7 +47,16 @@
 // freezes, drifts and jitters deterministically, or with the clocks of
 // github.com/benbjohnson/clock.
 //
+// A generator counts what it does ([Generator.Stats]) and can report each
+// rollback to a hook ([WithRollbackHook]) or a log/slog logger
+// ([WithLogger]); [PublishExpvar] serves the counters through expvar, and
+// the module github.com/ringflake/ringflake/ringflakeprom exports them to
+// Prometheus. With a [MarkStore] ([FileMarkStore] by default) a generator
+// is safe across restarts, and with a [Lease] its node id comes from a
+// coordination service (modules redislease and etcdlease).
+//
 // A Generator is safe for concurrent use by multiple goroutines. Layouts,
-// IDs and strategies are immutable values. The package has no global
-// state.
+// IDs and strategies are immutable values. The package keeps no global
+// state of its own and starts no goroutines at import; only
+// [PublishExpvar] writes to the process-wide expvar registry, when called.
 package ringflake
