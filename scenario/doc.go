@@ -15,16 +15,19 @@
 //
 // # The file format
 //
-// A scenario is a YAML file. The comment at its top says what real event it
-// models; it shows in reports and plots.
+// A scenario is a YAML file holding one YAML document. The comment at its
+// top says what real event it models; it shows in reports and plots. This
+// one uses every field (its expectations hold: a test replays it):
 //
-//	# A small NTP step back (−3 ms), as chronyd's makestep applies it.
-//	name: small-step-back           # optional; the file name without extension
+//	# A tour of the format: a busy service whose clock runs 0.5 % slow and
+//	# jitters by ±2 ms; NTP steps it back 3 ms during a burst, it freezes for
+//	# 20 ms, and the process crashes at 80 ms.
+//	name: tour                      # optional; the file name without extension
 //	start: 2026-11-22T12:00:00Z     # the wall clock at the start, RFC 3339
 //	layout: twitter                 # optional: a ringflake.ParseLayout string
 //	node: 7                         # optional, default 0
 //	duration: 100ms                 # true time the replay runs
-//	mark_ahead: 1s                  # optional: the generator's mark interval, see Restarts
+//	mark_ahead: 50ms                # optional: the generator's mark interval, see Restarts
 //	load:
 //	  rate: 10/ms                   # steady calls per time unit: 10/ms, 2500/s, 3/10ms
 //	  goroutines: 4                 # simulated callers, default 1
@@ -40,8 +43,9 @@
 //	expect:                         # optional, per strategy (strategies.Parse syntax) or all
 //	  all: {duplicates: 0}
 //	  error: {available: false}
-//	  "wait:5ms": {errors: 0, max_stall: 5ms}
-//	  ring: {errors: {rollback: 0}, out_of_order: ">0", max_lead: 3ms}
+//	  "wait:5ms": {max_stall: 5ms, errors: {crash: "<=4"}}
+//	  "logical:1s": {available: true, out_of_order: 0}
+//	  ring: {errors: {rollback: ">0"}, out_of_order: ">0", max_lead: 3ms}
 //
 // Durations use Go's syntax (time.ParseDuration). Expectation values are
 // counts (a plain number means exactly; prefix ==, <, <=, > or >=, quoted
@@ -52,10 +56,21 @@
 // Every error about a file is an [*Error] that names the file, the line and
 // the field, and matches [ErrInvalid]: unknown fields and events, values of
 // the wrong type, bad times and durations, negative durations where they
-// make no sense, events after the end, unknown strategies (also matching
-// strategies.ErrInvalidStrategy), layouts (ringflake.ErrInvalidLayout),
-// node ids (ringflake.ErrNodeOutOfRange) and mark intervals of one tick or
-// less (ringflake.ErrInvalidOption).
+// make no sense, events after the end, a second YAML document, unknown
+// strategies (also matching strategies.ErrInvalidStrategy), layouts
+// (ringflake.ErrInvalidLayout), node ids (ringflake.ErrNodeOutOfRange) and
+// mark intervals of one tick or less (ringflake.ErrInvalidOption). An
+// expectation is named by its key as the file wrote it (expect.wait, not
+// expect["wait:5ms"]).
+//
+// The wall clock must stay, for the whole scenario, between a century
+// before the layout's epoch (a host reset to 1970 replays; its generator
+// meets a clock behind everything it issued) and the end of the layout's
+// last tick: the duration may not run past the layout's end, and a step,
+// jitter or drift that takes the wall clock, or a reading of it with
+// jitter, outside is an error about that event (also matching
+// ringflake.ErrBeforeEpoch or ringflake.ErrLayoutExpired). Within that
+// range every replay's arithmetic on times fits in a time.Duration.
 //
 // # The replay
 //
@@ -78,7 +93,7 @@
 //
 // This makes replays deterministic: the same file and strategy give the
 // same report, field for field, with any number of goroutines, on any
-// machine, under the race detector too (see Restarts for the one limit). It also means the replay shows the
+// machine, under the race detector too. It also means the replay shows the
 // interleavings of a scheduler that is fair and instantaneous, not every
 // interleaving a real machine could produce; the ring's compare-and-swap,
 // which makes IDs unique under any interleaving, is proved by the core

@@ -15,6 +15,11 @@ type Expectation struct {
 	// Strategy is the strategy the bounds apply to, in strategies.Parse
 	// syntax, or "" for every strategy replayed (written "all" in files).
 	Strategy string
+	// Key is the expectation's key as the file wrote it, such as "all",
+	// "wait" or "ring,wait:5ms,error", for messages that point into the
+	// file; empty for expectations built in code, which messages name by
+	// Strategy.
+	Key string
 	// Bounds are the checks, each on one field of the [Report].
 	Bounds []Bound
 }
@@ -183,6 +188,7 @@ func (b Bound) check(r *Report) (int64, bool) {
 type Unmet struct {
 	File     string // the scenario's file
 	Strategy string // the expectation's strategy, "" for every strategy
+	Key      string // the expectation's key as the file wrote it (see [Expectation]), or ""
 	Bound    Bound
 	Got      int64 // the report's value of Bound.Field
 }
@@ -197,14 +203,24 @@ func (u Unmet) String() string {
 	case u.File != "":
 		where = u.File + ": "
 	}
-	return fmt.Sprintf("%s%s.%s: want %s, got %s", where, expectPath(u.Strategy), u.Bound.Field,
+	return fmt.Sprintf("%s%s.%s: want %s, got %s", where, Expectation{Strategy: u.Strategy, Key: u.Key}.path(), u.Bound.Field,
 		u.Bound.Want(), formatValue(u.Bound.Field, u.Got))
 }
 
-// expectPath is the field path of the expectations for strategy.
+// path is the field path of the expectation in messages: its key as the
+// file wrote it, or its strategy.
+func (x Expectation) path() string {
+	if x.Key != "" {
+		return expectPath(x.Key)
+	}
+	return expectPath(x.Strategy)
+}
+
+// expectPath is the field path of the expectations under key, a strategy
+// or "all" ("" also means all).
 func expectPath(strategy string) string {
 	switch {
-	case strategy == "":
+	case strategy == "" || strategy == "all":
 		return "expect.all"
 	case strings.ContainsAny(strategy, ",:. []"):
 		return "expect[" + strconv.Quote(strategy) + "]"
@@ -232,7 +248,7 @@ func (s *Scenario) check(r *Report) []Unmet {
 		}
 		for _, b := range x.Bounds {
 			if got, ok := b.check(r); !ok {
-				unmet = append(unmet, Unmet{File: s.File, Strategy: x.Strategy, Bound: b, Got: got})
+				unmet = append(unmet, Unmet{File: s.File, Strategy: x.Strategy, Key: x.Key, Bound: b, Got: got})
 			}
 		}
 	}

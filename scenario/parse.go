@@ -1,7 +1,10 @@
 package scenario
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -29,15 +32,34 @@ func ReadFile(path string) (*Scenario, error) {
 // Parse reads and validates a scenario in the file format (see the package
 // documentation); file names it in errors and becomes Scenario.File.
 // Errors match [ErrInvalid] and are [*Error] values naming the file, line
-// and field: YAML that does not parse, an unknown field or event, a value
-// of the wrong type, a bad time, duration, rate or layout, an unknown
-// strategy (also matching strategies.ErrInvalidStrategy), and everything
-// [Scenario.Validate] rejects.
+// and field: YAML that does not parse, more than one YAML document (empty
+// ones aside), an unknown field or event, a value of the wrong type, a bad
+// time, duration, rate or layout, an unknown strategy (also matching
+// strategies.ErrInvalidStrategy), and everything [Scenario.Validate]
+// rejects.
 func Parse(file string, data []byte) (*Scenario, error) {
 	p := &parser{s: &Scenario{File: file, lines: map[string]int{}}}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return nil, p.yamlError(err)
+	}
+	// A file is one scenario: a second YAML document (after "---") would
+	// otherwise be ignored without a word. Empty ones, as a trailing
+	// "---" makes, are harmless.
+	for {
+		var more yaml.Node
+		err := dec.Decode(&more)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, p.yamlError(err)
+		}
+		if len(more.Content) > 0 && more.Content[0].ShortTag() != "!!null" {
+			return nil, &Error{File: file, Line: more.Line,
+				Reason: "a second YAML document; a scenario file holds one scenario (put each in a file of its own)"}
+		}
 	}
 	if len(doc.Content) == 0 {
 		return nil, &Error{File: file, Reason: "empty file; want a mapping with at least start and duration"}
@@ -465,7 +487,7 @@ func (p *parser) expect(n *yaml.Node, path string) error {
 		return err
 	}
 	return p.fields(n, path, nil, func(key string, v *yaml.Node, _ string) error {
-		x := Expectation{}
+		x := Expectation{Key: key}
 		if key != "all" {
 			st, err := strategies.Parse(key)
 			if err != nil {
@@ -473,7 +495,7 @@ func (p *parser) expect(n *yaml.Node, path string) error {
 			}
 			x.Strategy = st.String()
 		}
-		xp := expectPath(x.Strategy)
+		xp := x.path()
 		p.s.lines[xp] = v.Line
 		if err := p.mapping(v, xp); err != nil {
 			return err

@@ -75,15 +75,15 @@ func TestParse(t *testing.T) {
 		{At: 1500 * ms, Kind: scenario.Restart, Clean: true},
 	}, s.Events)
 	assert.Equal(t, []scenario.Expectation{
-		{Bounds: []scenario.Bound{{Field: "duplicates", Op: scenario.Equal, Value: 0, Line: 28}}},
-		{Strategy: "error", Bounds: []scenario.Bound{
+		{Key: "all", Bounds: []scenario.Bound{{Field: "duplicates", Op: scenario.Equal, Value: 0, Line: 28}}},
+		{Strategy: "error", Key: "error", Bounds: []scenario.Bound{
 			{Field: "available", Op: scenario.Equal, Value: 0, Line: 29},
 			{Field: "errors", Op: scenario.Above, Value: 0, Line: 29}}},
-		{Strategy: "wait:5ms", Bounds: []scenario.Bound{ // "wait" is stored in its canonical form
+		{Strategy: "wait:5ms", Key: "wait", Bounds: []scenario.Bound{ // "wait" is stored in its canonical form, and kept as written
 			{Field: "max_stall", Op: scenario.AtMost, Value: int64(5 * ms), Line: 30},
 			{Field: "errors.rollback", Op: scenario.AtMost, Value: 3, Line: 30},
 			{Field: "errors.expired", Op: scenario.Equal, Value: 0, Line: 30}}},
-		{Strategy: "ring,wait:5ms,error", Bounds: []scenario.Bound{
+		{Strategy: "ring,wait:5ms,error", Key: "ring,wait:5ms,error", Bounds: []scenario.Bound{
 			{Field: "out_of_order", Op: scenario.AtLeast, Value: 1, Line: 31},
 			{Field: "max_lead", Op: scenario.Below, Value: int64(time.Second), Line: 31},
 			{Field: "max_lag", Op: scenario.AtMost, Value: int64(3 * ms), Line: 31},
@@ -175,6 +175,10 @@ func TestParseErrors(t *testing.T) {
 		{"bad duration bound", head + "expect:\n  ring: {max_stall: \"<soon\"}\n", 4, "expect.ring.max_stall", nil},
 		{"available of the wrong type", head + "expect:\n  ring: {available: 1}\n", 4, "expect.ring.available", nil},
 		{"unknown error kind", head + "expect:\n  ring: {errors: {timeout: 0}}\n", 4, "expect.ring.errors.timeout", nil},
+		{"a strategy's key as written", head + "expect:\n  wait: {speed: 0}\n", 4, "expect.wait.speed", nil},
+		{"a strategy's key as written, not a mapping", head + "expect:\n  wait: 5ms\n", 4, "expect.wait", nil},
+		{"a second YAML document", head + "---\nstart: 2026-11-22T12:00:00Z\nduration: 1s\n", 3, "", nil},
+		{"a second YAML document after an empty one", head + "---\n---\nnode: 3\n", 4, "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := scenario.Parse("bad.yaml", []byte(tc.src))
@@ -287,4 +291,23 @@ func TestStrings(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, tc.got)
 	}
+}
+
+// A trailing "---" or an empty document after the scenario is harmless.
+func TestParseEmptyTrailingDocuments(t *testing.T) {
+	for _, tail := range []string{"---\n", "---\n# nothing more\n", "...\n", "---\n---\n"} {
+		s, err := scenario.Parse("tail.yaml", []byte("start: 2026-11-22T12:00:00Z\nduration: 1s\n"+tail))
+		require.NoError(t, err, "%q", tail)
+		assert.Equal(t, time.Second, s.Duration)
+	}
+}
+
+// An unmet expectation is named by the key the file wrote.
+func TestUnmetNamesTheKeyAsWritten(t *testing.T) {
+	s := parse(t, stepBack+"expect:\n  wait: {max_stall: 1us}\n")
+	r := replay(t, s, strategies.Wait(5*time.Millisecond))
+	require.Len(t, r.Unmet, 1)
+	assert.Equal(t, "wait", r.Unmet[0].Key)
+	assert.Equal(t, "wait:5ms", r.Unmet[0].Strategy)
+	assert.Contains(t, r.Unmet[0].String(), "test.yaml:8: expect.wait.max_stall: want 1µs, got ")
 }

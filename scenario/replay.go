@@ -61,11 +61,10 @@ func withSlowSaves(f func()) Option {
 //
 // Errors: those of [Scenario.Validate] (matching [ErrInvalid]);
 // strategies.ErrInvalidStrategy when strategy is nil or does not fit the
-// layout; an [*Error] about the restart event, matching [ErrInvalid] and
-// ringflake.ErrBeforeEpoch or ringflake.ErrLayoutExpired, when the clock
-// reads outside what the layout can represent at a restart, so that no
-// new generator can start; ctx.Err() when ctx ends first, which stops the
-// replay within 1024 calls.
+// layout; an [*Error] about the start or a restart event, matching
+// [ErrInvalid] and the generator's error, should a generator fail to start
+// (Validate keeps the clock within the layout, so it should not);
+// ctx.Err() when ctx ends first, which stops the replay within 1024 calls.
 func Replay(ctx context.Context, s *Scenario, strategy strategies.Strategy, opts ...Option) (*Report, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -186,11 +185,12 @@ type mark struct {
 	tick int64
 }
 
+// issued is an ID a replay returned, kept to find duplicates: 24 bytes.
 type issued struct {
 	id   ringflake.ID
-	call int64
-	at   time.Duration
-	run  int // runs started before the call's: its generator's restarts
+	at   time.Duration // true time when the call returned
+	call uint32        // the call's number; MaxCalls fits
+	run  uint32        // runs started before the call's: its generator's restarts
 }
 
 func newEngine(ctx context.Context, s *Scenario, strategy strategies.Strategy, o options) (*engine, error) {
@@ -229,7 +229,11 @@ func newEngine(ctx context.Context, s *Scenario, strategy strategies.Strategy, o
 			e.fast = max(e.fast, ev.Rate)
 		case Jitter:
 			e.exact = e.exact && ev.D == 0
-			e.slack = max(e.slack, int64((ev.D+e.unit-1)/e.unit))
+			slack := int64(ev.D / e.unit)
+			if ev.D%e.unit != 0 {
+				slack++
+			}
+			e.slack = max(e.slack, slack)
 		}
 		e.stops = append(e.stops, st)
 	}
@@ -237,10 +241,23 @@ func newEngine(ctx context.Context, s *Scenario, strategy strategies.Strategy, o
 		return nil, &Error{File: s.File, Field: "events", Reason: trimPrefix(err), Err: err}
 	}
 	if o.trace {
-		bucket := (s.Duration + TraceBuckets - 1) / TraceBuckets
+		// Buckets of Duration/TraceBuckets rounded up, to a whole number
+		// of ticks (so that each holds as many ticks' IDs as the next): at
+		// most TraceBuckets of them start before the end. Counted by index,
+		// so that no sum can overflow however long the scenario.
+		bucket := s.Duration / TraceBuckets
+		if s.Duration%TraceBuckets != 0 {
+			bucket++
+		}
+		if r := bucket % e.unit; r != 0 && bucket <= math.MaxInt64-e.unit {
+			bucket += e.unit - r
+		}
 		e.trace = &Trace{Start: s.Start, Unit: e.unit, Bucket: bucket, Events: events}
-		for at := time.Duration(0); at < s.Duration; at += bucket {
-			e.stops = append(e.stops, stop{at: at})
+		for i := range time.Duration(TraceBuckets) {
+			if i*bucket >= s.Duration {
+				break
+			}
+			e.stops = append(e.stops, stop{at: i * bucket})
 		}
 		e.stops = append(e.stops, stop{at: s.Duration})
 	}
@@ -251,6 +268,10 @@ func newEngine(ctx context.Context, s *Scenario, strategy strategies.Strategy, o
 	if e.streams, err = s.calls(); err != nil {
 		return nil, err
 	}
+	// Every call may issue an ID: room for all of them at once, rather
+	// than growing the slice by doubling (which, at MaxCalls, allocates
+	// several times what it keeps).
+	e.ids = make([]issued, 0, s.Calls())
 	e.workers = make([]*worker, s.goroutines())
 	for i := range e.workers {
 		e.workers[i] = &worker{resume: make(chan struct{})}
@@ -261,7 +282,9 @@ func newEngine(ctx context.Context, s *Scenario, strategy strategies.Strategy, o
 		e.store = newMarkStore(o.slowSave)
 	}
 	if err := e.start(); err != nil {
-		return nil, err
+		// Validate keeps the clock within the layout, so this does not
+		// happen; should it, the error still names the scenario.
+		return nil, &Error{File: s.File, Line: s.line("start"), Field: "start", Reason: trimPrefix(err), Err: err}
 	}
 	return e, nil
 }
@@ -496,7 +519,7 @@ func (e *engine) progress() {
 	}
 	d := e.s.Duration
 	e.opt.progress(min(e.mono, d), d)
-	e.nextProgress = e.mono + max(d/100, 1)
+	e.nextProgress = addSat(e.mono, max(d/100, 1))
 }
 
 // mark records that the wall clock showed tick at the current true time.
@@ -595,8 +618,13 @@ func (e *engine) call(w *worker) bool {
 		// the fastest drift: waits are reckoned in wall time), the bound
 		// holds even while the wall stands still; on a clock without
 		// freezes, drift or jitter it holds for true time as well.
-		limit := p.MaxStall + e.unit + 2*time.Duration(e.slack)*e.unit
-		wallLimit := limit + time.Duration(math.Ceil(float64(limit)*e.fast))
+		limit := addSat(addSat(p.MaxStall, e.unit), mulSat(2*e.slack, e.unit))
+		wallLimit := limit
+		if extra := math.Ceil(float64(limit) * e.fast); extra < math.MaxInt64 {
+			wallLimit = addSat(limit, time.Duration(extra))
+		} else {
+			wallLimit = math.MaxInt64
+		}
 		moved := e.wall.Sub(wallBefore) - (e.stepped - steppedBefore)
 		switch {
 		case moved > wallLimit:
@@ -611,7 +639,7 @@ func (e *engine) call(w *worker) bool {
 	}
 
 	r.Issued++
-	e.ids = append(e.ids, issued{id: id, call: n, at: e.mono, run: run})
+	e.ids = append(e.ids, issued{id: id, at: e.mono, call: uint32(n), run: uint32(run)})
 	if hasFloor && id < floor {
 		r.OutOfOrder++
 		if p.Known && p.Monotonic {
@@ -647,13 +675,15 @@ func (e *engine) call(w *worker) bool {
 	e.newest = max(e.newest, tick)
 	if e.trace != nil {
 		b := e.bucket()
+		bk := &e.buckets[b]
 		t := id.Time(e.layout).Sub(e.s.Start)
-		if e.buckets[b].Count == 0 {
-			e.buckets[b] = IDBucket{At: time.Duration(b) * e.trace.Bucket, Min: t, Max: t}
+		off := time.Duration(tick-e.layout.Tick(e.s.Start.Add(e.mono))) * e.unit
+		if bk.Count == 0 {
+			*bk = IDBucket{At: time.Duration(b) * e.trace.Bucket, Min: t, Max: t, MinOffset: off, MaxOffset: off}
 		}
-		e.buckets[b].Min = min(e.buckets[b].Min, t)
-		e.buckets[b].Max = max(e.buckets[b].Max, t)
-		e.buckets[b].Count++
+		bk.Min, bk.Max = min(bk.Min, t), max(bk.Max, t)
+		bk.MinOffset, bk.MaxOffset = min(bk.MinOffset, off), max(bk.MaxOffset, off)
+		bk.Count++
 	}
 	return false
 }
@@ -764,7 +794,7 @@ func duplicates(ids []issued, restarts []RestartReport) []Violation {
 			re.Duplicates++
 			detail += ", before the restart at " + formatDuration(re.At)
 		}
-		dups = append(dups, Violation{Promise: "unique", Call: b.call, At: b.at, Detail: detail})
+		dups = append(dups, Violation{Promise: "unique", Call: int64(b.call), At: b.at, Detail: detail})
 	}
 	return dups
 }

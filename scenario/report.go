@@ -259,11 +259,11 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 // Trace is what a replay recorded for drawing it: the wall clock, the
 // times of the IDs issued and of the errors, and the events, on one axis
 // of true time since the start. Times on the other axis are offsets from
-// Start. Long replays are summarised in at most [TraceBuckets] buckets.
+// Start. Replays are summarised in at most [TraceBuckets] buckets.
 type Trace struct {
 	Start  time.Time     // the wall clock at the start
 	Unit   time.Duration // the layout's tick
-	Bucket time.Duration // the width of a bucket of IDs and errors
+	Bucket time.Duration // the width of a bucket of IDs and errors, in whole ticks where that fits in a Duration
 	Wall   []Point       // the wall clock (without jitter), in true-time order; a step shows as two points at one instant
 	IDs    []IDBucket    // the ID times per bucket of true time, in order, buckets without IDs left out
 	Errors []Point       // per bucket with errors: T is the number of errors, not a time
@@ -282,9 +282,17 @@ type Point struct {
 
 // IDBucket summarises the IDs issued in one bucket of true time: the
 // earliest and latest ID time (offsets from Trace.Start, of the start of
-// the ID's tick) and how many IDs.
+// the ID's tick), how far the IDs were stamped from true time, and how
+// many IDs.
 type IDBucket struct {
 	At       time.Duration // start of the bucket
 	Min, Max time.Duration
-	Count    int64
+	// MinOffset and MaxOffset bound the offsets of the IDs from true time:
+	// the start of an ID's tick minus the start of the tick that true time
+	// (Trace.Start plus the time since the start) was in when its call
+	// returned. 0 for IDs of a clock that runs true; about -3ms after the
+	// wall clock steps back 3 ms, for IDs that follow it; positive for
+	// IDs stamped ahead of true time.
+	MinOffset, MaxOffset time.Duration
+	Count                int64
 }

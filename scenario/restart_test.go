@@ -1,7 +1,6 @@
 package scenario_test
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/scenario"
 	"github.com/ringflake/ringflake/strategies"
 )
@@ -198,28 +196,6 @@ func TestRestartEdgeCases(t *testing.T) {
 			}
 		})
 	}
-}
-
-// A restart whose new generator cannot start, because the clock reads
-// before the layout's epoch then, ends the replay with an error about the
-// event.
-func TestRestartCannotStart(t *testing.T) {
-	epoch := ringflake.TwitterLayout().Epoch()
-	s := parse(t, fmt.Sprintf(`start: %s
-duration: 20ms
-load: {rate: 1/ms}
-events:
-  - {at: 5ms, step: -1s}
-  - {at: 6ms, restart: crash}
-`, epoch.Add(10*time.Millisecond).Format(time.RFC3339Nano)))
-	_, err := scenario.Replay(context.Background(), s, strategies.Ring())
-	require.ErrorIs(t, err, scenario.ErrInvalid)
-	require.ErrorIs(t, err, ringflake.ErrBeforeEpoch)
-	var e *scenario.Error
-	require.ErrorAs(t, err, &e)
-	assert.Equal(t, "events[1]", e.Field)
-	assert.Equal(t, 6, e.Line)
-	assert.Contains(t, e.Reason, "restart at 6ms")
 }
 
 // A mark interval without a restart gives the generator a mark store, which

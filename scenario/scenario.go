@@ -18,8 +18,9 @@ import (
 // replay run for hours or exhaust memory.
 const (
 	// MaxCalls is the most calls to the generator a scenario's load may
-	// make, steady rate and bursts together. A replay keeps 24 bytes per
-	// ID issued, to find duplicates.
+	// make, steady rate and bursts together. To find duplicates a replay
+	// keeps 24 bytes per ID issued, allocated at the start for every call
+	// the load makes: 120 MB at most.
 	MaxCalls = 5_000_000
 	// MaxGoroutines is the most simulated callers a scenario may have.
 	MaxGoroutines = 1024
@@ -265,8 +266,11 @@ func (s *Scenario) fail(path string, cause error, format string, args ...any) *E
 
 // Validate reports whether s can be replayed. Errors match [ErrInvalid]
 // (an [*Error] naming the file, line and field):
-//   - Start not set, or outside what the layout can represent;
-//   - Duration not positive;
+//   - Start not set, or outside what the layout can represent (also
+//     matching ringflake.ErrBeforeEpoch or ringflake.ErrLayoutExpired);
+//   - Duration not positive, or longer than the layout lasts from Start:
+//     past the end of its last tick (also matching
+//     ringflake.ErrLayoutExpired);
 //   - Node outside the layout's range;
 //   - MarkAhead negative, or not longer than one tick of the layout (also
 //     matching ringflake.ErrInvalidOption);
@@ -276,6 +280,10 @@ func (s *Scenario) fail(path string, cause error, format string, args ...any) *E
 //     Over, or that does not end within Duration;
 //   - an event at a negative time or after Duration, or whose fields do not
 //     fit its kind (see [Event]);
+//   - a step, jitter or drift that takes the wall clock, or a reading of it
+//     with jitter, more than a century before the layout's epoch or past
+//     the end of its last tick (also matching
+//     ringflake.ErrBeforeEpoch or ringflake.ErrLayoutExpired);
 //   - more calls in all than [MaxCalls];
 //   - an expectation for a strategy that does not parse, or with an
 //     unknown field.
@@ -292,6 +300,9 @@ func (s *Scenario) Validate() error {
 			s.Start.Format(time.RFC3339Nano), l.Last().Format(time.RFC3339Nano))
 	case s.Duration <= 0:
 		return s.fail("duration", nil, "%v: want a positive duration", s.Duration)
+	case s.Duration > end(l).Sub(s.Start):
+		return s.fail("duration", ringflake.ErrLayoutExpired, "%v runs past the end of the layout's last tick, %s, %v after the start",
+			s.Duration, end(l).Format(time.RFC3339Nano), end(l).Sub(s.Start))
 	case s.Node < 0 || s.Node > l.MaxNode():
 		return s.fail("node", ringflake.ErrNodeOutOfRange, "%d is out of the layout's range [0, %d]", s.Node, l.MaxNode())
 	case s.MarkAhead < 0:
@@ -323,6 +334,9 @@ func (s *Scenario) Validate() error {
 		if err := s.checkEvent(i, ev); err != nil {
 			return err
 		}
+	}
+	if err := s.checkClock(); err != nil {
+		return err
 	}
 	if _, err := s.calls(); err != nil {
 		return err
@@ -368,7 +382,7 @@ func (s *Scenario) checkEvent(i int, ev Event) error {
 func (s *Scenario) checkExpect() error {
 	seen := map[string]bool{}
 	for _, x := range s.Expect {
-		p := expectPath(x.Strategy)
+		p := x.path()
 		if x.Strategy != "" {
 			st, err := strategies.Parse(x.Strategy)
 			if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,23 @@ import (
 
 	"github.com/ringflake/ringflake/scenario"
 )
+
+// placeholderCalls is about the most calls the placeholder load of a
+// recording makes: enough to show what each event does, few enough that
+// the file replays in a second or two per strategy, and well within
+// scenario.MaxCalls.
+const placeholderCalls = 1_000_000
+
+// placeholderRate returns the load record writes when -rate is not given:
+// one call per millisecond, or one call every few whole milliseconds for
+// recordings longer than placeholderCalls milliseconds.
+func placeholderRate(d time.Duration) scenario.Rate {
+	per := time.Millisecond
+	if n := (d + placeholderCalls - 1) / placeholderCalls; n > per {
+		per = (n + time.Millisecond - 1).Truncate(time.Millisecond)
+	}
+	return scenario.Rate{Count: 1, Per: per}
+}
 
 // hostClock is the clock record samples: the host's wall clock read
 // together with its monotonic clock, and a way to let time pass.
@@ -57,7 +75,9 @@ func recordWith(ctx context.Context, c hostClock, args []string, stdout, stderr 
 	every := fs.Duration("every", 10*time.Millisecond, "sampling interval")
 	threshold := fs.Duration("threshold", scenario.DefaultThreshold, "smallest step reported")
 	window := fs.Duration("window", scenario.DefaultWindow, "window over which drift is measured")
-	rate := fs.String("rate", "1/ms", "steady load written into the scenario, in calls per time unit")
+	rate := fs.String("rate", "", "steady load written into the scenario, in calls per time unit such as 500/s;\n"+
+		"default: a placeholder of 1/ms, slowed down for recordings over 16m40s so that the file replays\n"+
+		"with at most about 1,000,000 calls")
 	name := fs.String("name", "", "the scenario's name; default: the file name without extension")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: ringflake record -duration D -out FILE [flags]\n\n"+
@@ -83,13 +103,25 @@ func recordWith(ctx context.Context, c hostClock, args []string, stdout, stderr 
 	case *window < *every:
 		return usagef("-window %v: want at least the sampling interval", *window)
 	}
-	load, err := scenario.ParseRate(*rate)
-	if err != nil {
-		return usagef("-rate %q: want calls per time unit such as 1/ms or 500/s", *rate)
+	var load scenario.Rate
+	if *rate != "" {
+		var err error
+		if load, err = scenario.ParseRate(*rate); err != nil {
+			return usagef("-rate %q: want calls per time unit such as 1/ms or 500/s", *rate)
+		}
 	}
 
 	rec := scenario.Recorder{Threshold: *threshold, Window: *window}
 	wall, mono := c.Read()
+	if *rate != "" {
+		// Refuse a load the replay would refuse now, not after an hour
+		// of recording.
+		trial := &scenario.Scenario{Start: wall.UTC(), Duration: *duration, Load: scenario.Load{Rate: load}}
+		var e *scenario.Error
+		if err := trial.Validate(); errors.As(err, &e) && e.Field == "load.rate" {
+			return usagef("-rate %s for -duration %v: %s; give a lower rate", load, *duration, e.Reason)
+		}
+	}
 	rec.Observe(wall, mono)
 	first, from := mono, wall
 	interrupted := false
@@ -116,6 +148,15 @@ func recordWith(ctx context.Context, c hostClock, args []string, stdout, stderr 
 	if s == nil {
 		return fmt.Errorf("record: stopped before a second sample; nothing to write")
 	}
+	loadNote := "The load below was given with -rate; add expectations for the\nstrategy you run."
+	if *rate == "" {
+		load = placeholderRate(s.Duration)
+		loadNote = fmt.Sprintf("The load below (%v) is a placeholder", load)
+		if load.Per > time.Millisecond {
+			loadNote += fmt.Sprintf(", slowed down from 1/ms so that\nthe replay makes at most about %d calls", placeholderCalls)
+		}
+		loadNote += ": set it to your service's,\nand add expectations for the strategy you run."
+	}
 	s.Load.Rate = load
 	s.Name = *name
 	if s.Name == "" && *out != "-" {
@@ -128,15 +169,20 @@ func recordWith(ctx context.Context, c hostClock, args []string, stdout, stderr 
 	}
 	s.Comment = fmt.Sprintf("Recorded by `ringflake record` on %s from %s for %v:\n"+
 		"its wall clock sampled against its monotonic clock every %v. Steps of\n"+
-		"%v or more, freezes, and drift changes of %g ppm or more are kept.\n"+
-		"The load below is a placeholder: set it to your service's, and add\n"+
-		"expectations for the strategy you run.",
-		host, from.UTC().Format(time.RFC3339), s.Duration.Round(time.Millisecond), *every, *threshold, scenario.DefaultMinDrift*1e6)
+		"%v or more, freezes, and drift changes of %g ppm or more are kept.\n%s",
+		host, from.UTC().Format(time.RFC3339), s.Duration.Round(time.Millisecond), *every, *threshold, scenario.DefaultMinDrift*1e6, loadNote)
+
+	// Write only what replay reads back.
+	s.File = *out
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("record: what was recorded is not a scenario ringflake replay accepts, so nothing was written: %w", err)
+	}
 
 	var buf bytes.Buffer
 	if _, err := s.WriteTo(&buf); err != nil {
 		return err
 	}
+	var err error
 	if *out == "-" {
 		_, err = stdout.Write(buf.Bytes())
 	} else {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/scenario"
 	"github.com/ringflake/ringflake/simclock"
 )
@@ -157,4 +158,92 @@ func TestSystemClock(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	require.ErrorIs(t, c.Sleep(ctx, time.Hour), context.Canceled)
+}
+
+// Without -rate a recording gets a placeholder load of 1/ms, slowed down
+// for long recordings so that the file stays a valid scenario that
+// replays quickly; the comment says so.
+func TestRecordPlaceholderLoad(t *testing.T) {
+	for _, tc := range []struct {
+		duration, every string
+		want            scenario.Rate
+		slowed          bool
+	}{
+		{"6s", "1s", scenario.Rate{Count: 1, Per: time.Millisecond}, false},
+		{"2h", "1m", scenario.Rate{Count: 1, Per: 8 * time.Millisecond}, true}, // 7.2 ms rounded up: 900,000 calls
+		{"24h", "1m", scenario.Rate{Count: 1, Per: 87 * time.Millisecond}, true},
+	} {
+		t.Run(tc.duration, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "long.yaml")
+			var stdout, stderr bytes.Buffer
+			// Few samples: the simulated host makes a day quick.
+			err := recordWith(context.Background(), skewedHost(t), []string{"-duration", tc.duration, "-every", tc.every, "-window", tc.every, "-out", out}, &stdout, &stderr, false)
+			require.NoError(t, err)
+			s, err := scenario.ReadFile(out)
+			require.NoError(t, err, "what record writes, replay reads")
+			assert.Equal(t, tc.want, s.Load.Rate)
+			assert.LessOrEqual(t, s.Calls(), int64(placeholderCalls))
+			assert.Contains(t, s.Comment, "("+tc.want.String()+") is a placeholder")
+			assert.Contains(t, s.Comment, "set it to your service's")
+			if tc.slowed {
+				assert.Contains(t, s.Comment, "slowed down from 1/ms")
+			} else {
+				assert.NotContains(t, s.Comment, "slowed down")
+			}
+		})
+	}
+}
+
+// A -rate that would make the file more than a replay accepts is refused
+// before sampling starts.
+func TestRecordRefusesTooMuchLoad(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "busy.yaml")
+	h := skewedHost(t)
+	var stdout, stderr bytes.Buffer
+	err := recordWith(context.Background(), h, []string{"-duration", "2h", "-out", out, "-rate", "1/ms"}, &stdout, &stderr, false)
+	var ue *usageError
+	require.ErrorAs(t, err, &ue)
+	assert.Zero(t, h.sleeps, "nothing sampled")
+	assert.NoFileExists(t, out)
+
+	code, _, errOut := runCLI("record", "-duration", "2h", "-out", out, "-rate", "1/ms")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "-rate 1/ms for -duration 2h0m0s: ")
+	assert.Contains(t, errOut, "more than 5000000; give a lower rate")
+}
+
+// A recording that replay would reject is not written: here the host's
+// clock steps back more than a century before the layout's epoch.
+func TestRecordValidatesBeforeWriting(t *testing.T) {
+	clk := simclock.New(hostStart)
+	require.NoError(t, clk.Schedule(simclock.Event{At: time.Second, Kind: simclock.Step, D: -130 * 365 * 24 * time.Hour}))
+	out := filepath.Join(t.TempDir(), "broken.yaml")
+	var stdout, stderr bytes.Buffer
+	err := recordWith(context.Background(), &simHost{clk: clk}, []string{"-duration", "2s", "-out", out}, &stdout, &stderr, false)
+	require.ErrorIs(t, err, scenario.ErrInvalid)
+	require.ErrorIs(t, err, ringflake.ErrBeforeEpoch)
+	var e *scenario.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "events[0].step", e.Field)
+	assert.Equal(t, out, e.File)
+	assert.NoFileExists(t, out)
+	assert.Empty(t, stdout.String())
+}
+
+func TestPlaceholderRate(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		d   time.Duration
+		per time.Duration
+	}{
+		{time.Second, ms},
+		{1_000_000 * ms, ms}, // 16m40s: exactly placeholderCalls
+		{1_000_001 * ms, 2 * ms},
+		{time.Hour, 4 * ms},
+	} {
+		r := placeholderRate(tc.d)
+		assert.Equal(t, scenario.Rate{Count: 1, Per: tc.per}, r, "%v", tc.d)
+		s := scenario.Scenario{Start: hostStart, Duration: tc.d, Load: scenario.Load{Rate: r}}
+		assert.LessOrEqual(t, s.Calls(), int64(placeholderCalls), "%v", tc.d)
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -44,10 +45,34 @@ func (f *strategyFlags) Set(v string) error {
 
 // replayOutcome is what replaying one file gave.
 type replayOutcome struct {
-	file    string
-	s       *scenario.Scenario
-	reports []*scenario.Report
-	err     error // the file could not be read or replayed
+	file     string
+	s        *scenario.Scenario
+	reports  []*scenario.Report
+	err      error  // the file could not be read or replayed
+	strategy string // the strategy whose replay failed with err, or ""
+}
+
+// message says what went wrong with the file, naming it: err's message
+// without a "ringflake: " prefix, and the strategy whose replay failed.
+func (o replayOutcome) message() string {
+	msg := strings.TrimPrefix(o.err.Error(), "ringflake: ")
+	var se *scenario.Error
+	if !errors.As(o.err, &se) || se.File != o.file {
+		msg = o.file + ": " + msg
+	}
+	if o.strategy != "" {
+		msg += " (replaying against " + o.strategy + ")"
+	}
+	return msg
+}
+
+// name is what the tables call the file: its scenario's name, or the file
+// name when it could not be read.
+func (o replayOutcome) name() string {
+	if o.s != nil {
+		return o.s.Name
+	}
+	return strings.TrimSuffix(filepath.Base(o.file), filepath.Ext(o.file))
 }
 
 func replay(args []string, stdout, stderr io.Writer) error {
@@ -62,15 +87,20 @@ func replayWith(ctx context.Context, args []string, stdout, stderr io.Writer, pr
 	var chosen strategyFlags
 	fs.Var(&chosen, "strategy", "strategy to replay against (repeatable); default "+strategies.Default().String())
 	all := fs.Bool("all-strategies", false, "replay against error, wait:5ms, logical:1s, ring, the default chain, and every strategy the file has expectations for")
-	format := fs.String("format", "table", "output: table or json")
-	plot := fs.String("plot", "", "draw each replay: FILE.svg or FILE.html for one scenario file, or a directory for one SVG per scenario")
+	format := fs.String("format", "table", "output: table, or json (an array: one object per replay, and one with an \"error\"\n"+
+		"field for each file that could not be read or replayed)")
+	plot := fs.String("plot", "", "draw each replay: FILE.svg or FILE.html for one scenario file; or a directory, for one\n"+
+		"SVG per scenario file named after it: a path without an extension (created if need be), or an\n"+
+		"existing directory. Other extensions are an error")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: ringflake replay [flags] FILE...\n\n"+
 			"Replays clock-skew scenario files on a simulated clock and reports, per strategy, IDs issued,\n"+
 			"duplicates, IDs out of order, errors by kind, longest stall, lead and lag against the wall clock,\n"+
 			"and time borrowed; for a scenario with restarts, also how far behind the previous run's mark each\n"+
 			"new run started and what that cost. Exits 1 when a strategy breaks its promise or an expectation\n"+
-			"of a file is not met.\n\n")
+			"of a file is not met.\n\n"+
+			"RESULT ok: the strategy kept its promises and met the file's expectations, which may include\n"+
+			"failing calls (see ERRORS); FAIL: it did not; ERROR: the file could not be read or replayed.\n\n")
 		fs.PrintDefaults()
 	}
 	files, err := interleaved(fs, args)
@@ -85,33 +115,19 @@ func replayWith(ctx context.Context, args []string, stdout, stderr io.Writer, pr
 	case *format != "table" && *format != "json":
 		return usagef("-format %q: want table or json", *format)
 	}
-	plotDir := ""
-	if *plot != "" {
-		switch ext := strings.ToLower(filepath.Ext(*plot)); {
-		case ext == ".svg" || ext == ".html":
-			if len(files) > 1 {
-				return usagef("-plot %s draws one scenario file; give a directory to draw several", *plot)
-			}
-		default:
-			plotDir = *plot
-			if err := os.MkdirAll(plotDir, 0o755); err != nil {
-				return err
-			}
-		}
+	plots, err := plotPaths(*plot, files)
+	if err != nil {
+		return err
 	}
 
 	var outcomes []replayOutcome
-	for _, f := range files {
+	for i, f := range files {
 		o := replayFile(ctx, f, chosen, *all, *plot != "", progress, stderr)
 		if errors.Is(o.err, context.Canceled) {
 			return o.err
 		}
-		if o.err == nil && *plot != "" {
-			path := *plot
-			if plotDir != "" {
-				path = filepath.Join(plotDir, strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))+".svg")
-			}
-			o.err = writePlotFile(path, o.s, o.reports)
+		if o.err == nil && plots != nil {
+			o.err = writePlotFile(plots[i], o.s, o.reports)
 		}
 		outcomes = append(outcomes, o)
 	}
@@ -127,7 +143,7 @@ func replayWith(ctx context.Context, args []string, stdout, stderr io.Writer, pr
 	failed, broken, total := 0, 0, 0
 	for _, o := range outcomes {
 		if o.err != nil {
-			fmt.Fprintf(stderr, "ringflake: %s\n", strings.TrimPrefix(o.err.Error(), "ringflake: "))
+			fmt.Fprintf(stderr, "ringflake: %s\n", o.message())
 			broken++
 		}
 		for _, r := range o.reports {
@@ -146,6 +162,47 @@ func replayWith(ctx context.Context, args []string, stdout, stderr io.Writer, pr
 		return fmt.Errorf("%w: %d of %d replays broke a promise or missed an expectation", errReplayFailed, failed, total)
 	}
 	return nil
+}
+
+// plotPaths returns, per scenario file, the path of its plot, from the
+// -plot flag: nil without one. A path ending in .svg or .html is one
+// plot, of one scenario file. A path without an extension, or an existing
+// directory, is a directory (created if need be) holding one SVG per
+// scenario file, named after it; files with the same name in different
+// directories get -2, -3 and so on, in the order given. Any other
+// extension is a usage error: a typo such as plot.png must not quietly
+// become a directory.
+func plotPaths(plot string, files []string) ([]string, error) {
+	if plot == "" {
+		return nil, nil
+	}
+	ext := strings.ToLower(filepath.Ext(plot))
+	fi, statErr := os.Stat(plot)
+	isDir := statErr == nil && fi.IsDir()
+	switch {
+	case !isDir && (ext == ".svg" || ext == ".html"):
+		if len(files) > 1 {
+			return nil, usagef("-plot %s draws one scenario file; give a directory to draw several", plot)
+		}
+		return []string{plot}, nil
+	case !isDir && ext != "":
+		return nil, usagef("-plot %s: want FILE.svg or FILE.html, or a directory (a path without an extension, or an existing directory)", plot)
+	}
+	if err := os.MkdirAll(plot, 0o755); err != nil {
+		return nil, err
+	}
+	used := map[string]bool{} // lower case: some file systems ignore case
+	paths := make([]string, len(files))
+	for i, f := range files {
+		base := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+		name := base + ".svg"
+		for n := 2; used[strings.ToLower(name)]; n++ {
+			name = fmt.Sprintf("%s-%d.svg", base, n)
+		}
+		used[strings.ToLower(name)] = true
+		paths[i] = filepath.Join(plot, name)
+	}
+	return paths, nil
 }
 
 // interleaved parses flags that may come before, between and after the
@@ -204,7 +261,7 @@ func replayFile(ctx context.Context, file string, chosen []strategies.Strategy, 
 			fmt.Fprint(stderr, "\r\033[K")
 		}
 		if err != nil {
-			o.err = fmt.Errorf("%s [%s]: %w", file, st, err)
+			o.err, o.strategy = err, st.String()
 			return o
 		}
 		o.reports = append(o.reports, r)
@@ -246,6 +303,10 @@ func progressPrinter(w io.Writer, name, strategy string) func(done, total time.D
 	}
 }
 
+// writeTable writes a row per replay, and per file that could not be read
+// or replayed (RESULT ERROR, the reason on stderr); then the restarts, and
+// what failed. RESULT ok means the strategy kept its promises and met the
+// file's expectations; FAIL, that it did not.
 func writeTable(w io.Writer, outcomes []replayOutcome) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tSTRATEGY\tISSUED\tDUPLICATES\tOUT OF ORDER\tERRORS\tMAX STALL\tMAX LEAD\tMAX LAG\tBORROWED\tRESULT")
@@ -257,6 +318,9 @@ func writeTable(w io.Writer, outcomes []replayOutcome) error {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Strategy, r.Issued, r.Duplicates,
 				r.OutOfOrder, r.Errors, short(r.MaxStall), short(r.MaxLead), short(r.MaxLag), short(r.Borrowed), result)
+		}
+		if o.err != nil {
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\tERROR\n", o.name(), cmp.Or(o.strategy, "-"))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -318,12 +382,29 @@ func short(d time.Duration) string {
 	return d.String()
 }
 
+// replayError is how JSON output reports a file that could not be read or
+// replayed, next to the reports: it has "ok": false, and an "error".
+type replayError struct {
+	Scenario string `json:"scenario"`
+	File     string `json:"file"`
+	Strategy string `json:"strategy,omitempty"`
+	OK       bool   `json:"ok"`
+	Error    string `json:"error"`
+}
+
+// writeJSON writes an array: per file, its reports, then, when it could
+// not be read or replayed, a replayError.
 func writeJSON(w io.Writer, outcomes []replayOutcome) error {
-	reports := []*scenario.Report{}
+	out := []any{}
 	for _, o := range outcomes {
-		reports = append(reports, o.reports...)
+		for _, r := range o.reports {
+			out = append(out, r)
+		}
+		if o.err != nil {
+			out = append(out, replayError{Scenario: o.name(), File: o.file, Strategy: o.strategy, Error: o.message()})
+		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(reports)
+	return enc.Encode(out)
 }

@@ -240,3 +240,44 @@ func TestReplayInterrupted(t *testing.T) {
 	err := replayWith(ctx, []string{"../../scenarios/small-step-back.yaml"}, &out, &errOut, false)
 	require.ErrorIs(t, err, context.Canceled)
 }
+
+// A file that cannot be read or replayed still has its row in the table
+// (RESULT ERROR) and its object in JSON (with "ok": false and the error),
+// next to the files that replayed; the reason is on stderr, once prefixed.
+func TestReplayReportsFilesThatFail(t *testing.T) {
+	dir := t.TempDir()
+	good := writeScenario(t, dir, "good.yaml", stepBack)
+	bad := writeScenario(t, dir, "bad.yaml", stepBack+"  - {at: 30ms, step: -1100000h}\n")
+	missing := filepath.Join(dir, "missing.yaml")
+
+	code, out, errOut := runCLI("replay", "-strategy", "ring", bad, good, missing)
+	assert.Equal(t, 1, code)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 4, out)
+	assert.Equal(t, []string{"bad", "-", "-", "-", "-", "-", "-", "-", "-", "-", "ERROR"}, strings.Fields(lines[1]))
+	assert.Equal(t, "good", strings.Fields(lines[2])[0])
+	assert.Equal(t, []string{"missing", "-", "-", "-", "-", "-", "-", "-", "-", "-", "ERROR"}, strings.Fields(lines[3]))
+	assert.Contains(t, errOut, "ringflake: scenario: "+bad+":7: events[1].step: the wall clock reads ")
+	assert.Contains(t, errOut, "before the layout's epoch")
+	assert.Contains(t, errOut, "ringflake: "+missing+": open ")
+	assert.NotContains(t, errOut, "ringflake: ringflake:")
+	assert.Contains(t, errOut, "2 of 3 files could not be replayed")
+
+	// Only files that fail: the table has their rows, not just a header.
+	code, out, _ = runCLI("replay", bad)
+	assert.Equal(t, 1, code)
+	assert.Len(t, strings.Split(strings.TrimSpace(out), "\n"), 2, out)
+
+	code, out, _ = runCLI("replay", "-format", "json", "-strategy", "ring", bad, good)
+	assert.Equal(t, 1, code)
+	var entries []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &entries), out)
+	require.Len(t, entries, 2)
+	assert.Equal(t, bad, entries[0]["file"])
+	assert.Equal(t, "bad", entries[0]["scenario"])
+	assert.Equal(t, false, entries[0]["ok"])
+	assert.Contains(t, entries[0]["error"], bad+":7: events[1].step: ")
+	assert.Equal(t, good, entries[1]["file"])
+	assert.Equal(t, true, entries[1]["ok"])
+	assert.NotContains(t, entries[1], "error")
+}
