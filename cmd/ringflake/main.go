@@ -5,7 +5,7 @@
 //	ringflake gen [-n COUNT] [-node NODE] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-format FORMAT]
 //	ringflake parse [-layout LAYOUT] [-format FORMAT] [-json] ID...
 //	ringflake replay [-strategy STRATEGY | -all-strategies] [-format table|json] [-plot FILE|DIR] FILE...
-//	ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate 1/ms]
+//	ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate RATE]
 //
 // gen prints COUNT new IDs, one per line. parse prints the time (RFC 3339,
 // UTC), node and sequence of each ID. LAYOUT is a preset (twitter,
@@ -58,7 +58,7 @@ const usage = `usage:
   ringflake gen [-n COUNT] [-node NODE] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-format FORMAT]
   ringflake parse [-layout LAYOUT] [-format FORMAT] [-json] ID...
   ringflake replay [-strategy STRATEGY | -all-strategies] [-format table|json] [-plot FILE|DIR] FILE...
-  ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate 1/ms]
+  ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate RATE]
 
 Run "ringflake COMMAND -h" for a command's flags.
 `
