@@ -11,8 +11,9 @@ import (
 
 // An Encoding writes IDs as text and reads them back. Get one from
 // [DecimalEncoding], [HexEncoding], [Base32Encoding], [Base58Encoding],
-// [Base62Encoding], [Base64Encoding] or [ParseEncoding]; the zero Encoding
-// is the decimal one.
+// [Base62Encoding], [Base64Encoding] or [ParseEncoding]. The zero Encoding
+// is the decimal one, so an Encoding field left unset in a configuration
+// struct means decimal.
 //
 //	encoding  width  sorts like IDs  alphabet                 2^63-1 (the largest ID)
 //	dec       1-19   no              0-9                      9223372036854775807
@@ -28,6 +29,9 @@ import (
 // Every encoding but decimal writes every ID with the same number of
 // characters, padding with its zero digit, and its Parse accepts exactly
 // that many: a truncated or extended ID is an error, never another ID.
+// Decimal writes 1 to 19 digits and its Parse accepts 1 to 19, leading
+// zeros included: an ID zero-padded to 19 digits reads back, and longer
+// input is an error however many of its digits are zeros.
 // Where the table says an encoding sorts like IDs, the byte-wise order of
 // the formatted text (strings.Compare, SQL ORDER BY under the "C"
 // collation, a sorted key-value store) is the numeric order of the IDs.
@@ -39,8 +43,8 @@ import (
 // strict — only the alphabet, only the width; no sign, spaces, padding or
 // prefix — except that hex accepts upper case, base32 follows Crockford's
 // decoding rules (lower case accepted; I, i, L and l read as 1; O and o as
-// 0; no hyphens, no check symbol), and decimal, whose width varies, allows
-// leading zeros, as [Parse] does.
+// 0; no hyphens, no check symbol), and decimal allows leading zeros within
+// its 19 digits, as [Parse] does.
 //
 // Hex and base64 write the ID's 8 bytes in big-endian order, so any hex or
 // base64url decoder reads them (base64 without padding: the 11th
@@ -51,8 +55,13 @@ import (
 // minus sign, the others as its two's-complement uint64) and no Parse reads
 // it back.
 //
-// Encoding is a small immutable value, safe to copy, compare with == and
-// use from many goroutines at once.
+// As an [encoding.TextMarshaler] and [encoding.TextUnmarshaler] an
+// Encoding is its name ([Encoding.String], [ParseEncoding]), so it reads
+// from JSON or YAML configuration by name and, with [flag.TextVar], from a
+// command-line flag.
+//
+// An Encoding is a small value, safe to copy, compare with == and use from
+// many goroutines at once.
 type Encoding struct {
 	kind encodingKind
 }
@@ -81,6 +90,10 @@ type spec struct {
 }
 
 const invalid = 0xff
+
+// maxDecimalDigits is the most digits decimal Parse reads: those of
+// 2^63-1, the largest ID.
+const maxDecimalDigits = 19
 
 const (
 	decimalDigits = "0123456789"
@@ -133,7 +146,8 @@ func decodeTable(alphabet string, caseless bool, aliases ...string) *[256]byte {
 
 // DecimalEncoding returns the decimal encoding, the one [ID.String], [Parse]
 // and the text and JSON forms of an ID use: 1 to 19 digits without leading
-// zeros. It does not sort like IDs.
+// zeros. Parse reads 1 to 19 digits, leading zeros included. It does not
+// sort like IDs.
 func DecimalEncoding() Encoding { return Encoding{decimalKind} }
 
 // HexEncoding returns the hexadecimal encoding: 16 lowercase digits, the
@@ -171,20 +185,36 @@ func Encodings() []Encoding {
 
 // ParseEncoding returns the encoding called name: "dec", "hex", "base32",
 // "base58", "base62" or "base64", the names [Encoding.String] returns.
-// Errors match [ErrInvalidEncoding].
+// An unknown name is an [*EncodingError], which matches
+// [ErrInvalidEncoding].
 func ParseEncoding(name string) (Encoding, error) {
 	for k := range specs {
 		if specs[k].name == name {
 			return Encoding{encodingKind(k)}, nil
 		}
 	}
-	return Encoding{}, fmt.Errorf("%w %q: want dec, hex, base32, base58, base62 or base64", ErrInvalidEncoding, name)
+	return Encoding{}, &EncodingError{Name: name}
 }
 
 func (e Encoding) spec() *spec { return &specs[e.kind] }
 
 // String returns the encoding's name, which [ParseEncoding] reads.
 func (e Encoding) String() string { return e.spec().name }
+
+// MarshalText returns the encoding's name, as [Encoding.String] does.
+func (e Encoding) MarshalText() ([]byte, error) { return []byte(e.spec().name), nil }
+
+// UnmarshalText sets e to the encoding named text, as [ParseEncoding]
+// reads it. An unknown name is an [*EncodingError], which matches
+// [ErrInvalidEncoding], and leaves e as it was.
+func (e *Encoding) UnmarshalText(text []byte) error {
+	enc, err := ParseEncoding(string(text))
+	if err != nil {
+		return err
+	}
+	*e = enc
+	return nil
+}
 
 // Width returns the number of characters of every ID in this encoding, or 0
 // for decimal, whose width varies from 1 to 19.
@@ -250,10 +280,10 @@ func (e Encoding) Append(dst []byte, id ID) []byte {
 
 // Parse reads an ID in this encoding. Errors match [ErrInvalidID]; each is
 // a [*SyntaxError] that says where the input went wrong: empty input, a
-// length other than the encoding's width, a character outside the
-// alphabet, a value above 2^63-1 (which includes every negative ID's
-// text), or, in base64, a last character whose 2 low bits are not zero.
-// Parse allocates nothing when it succeeds.
+// length other than the encoding's width (for decimal, more than 19
+// characters), a character outside the alphabet, a value above 2^63-1 (which
+// includes every negative ID's text), or, in base64, a last character
+// whose 2 low bits are not zero. Parse allocates nothing when it succeeds.
 func (e Encoding) Parse(s string) (ID, error) { return parse(e.kind, s) }
 
 // parse is [Encoding.Parse] for strings and byte slices, so that
@@ -266,6 +296,9 @@ func parse[T ~string | ~[]byte](kind encodingKind, s T) (ID, error) {
 	case sp.width != 0 && len(s) != sp.width:
 		return 0, &SyntaxError{Input: string(s), Offset: -1,
 			Reason: fmt.Sprintf("%d characters, want %d %s digits", utf8.RuneCountInString(string(s)), sp.width, sp.name)}
+	case sp.width == 0 && len(s) > maxDecimalDigits:
+		return 0, &SyntaxError{Input: string(s), Offset: -1,
+			Reason: fmt.Sprintf("%d characters, want at most %d decimal digits", utf8.RuneCountInString(string(s)), maxDecimalDigits)}
 	}
 	if kind == base64Kind {
 		return parseBase64(sp, s)

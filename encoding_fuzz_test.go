@@ -58,6 +58,7 @@ func FuzzEncodingsRoundTrip(f *testing.F) {
 // input and an offset inside it.
 func FuzzEncodingsParse(f *testing.F) {
 	for _, s := range []string{"0", "007", "9223372036854775807", "9223372036854775808", "-1", "",
+		"0000000000000000007", "00000000000000000007", "09223372036854775807", "000000000000000000000000000000000",
 		"1565a11f6217a000", "1565A11F6217A000", "7fffffffffffffff", "8000000000000000", "0x65a11f6217a000",
 		"1ASD13XH1F800", "iasd13xhlf8oO", "7ZZZZZZZZZZZZ", "8000000000000", "1ASD13XH1F80U",
 		"4aaW4SzAyQK", "NQm6nKp8qFC", "NQm6nKp8qFD", "0aaW4SzAyQK", "1ptWyK4WgZU", "AzL8n0Y58m8",
@@ -100,10 +101,11 @@ var referenceAlphabets = map[string]string{
 // referenceDecode decodes s the slow, obvious way: normalise what the
 // encoding's spec allows (hex case; Crockford's case and I, L, O), look
 // each character up in the alphabet, add up in math/big, and check the
-// width and the range. It returns the value and the canonical spelling.
+// width (decimal: 1 to 19 characters, leading zeros included) and the
+// range. It returns the value and the canonical spelling.
 func referenceDecode(enc ringflake.Encoding, s string) (v int64, canonical string, ok bool) {
 	name := enc.String()
-	if s == "" || (enc.Width() > 0 && len(s) != enc.Width()) {
+	if s == "" || (enc.Width() > 0 && len(s) != enc.Width()) || (name == "dec" && len(s) > 19) {
 		return 0, "", false
 	}
 	for _, r := range s {
@@ -148,7 +150,8 @@ func referenceDecode(enc ringflake.Encoding, s string) (v int64, canonical strin
 // the ID alone), a JSON string the decimal Parse accepts, and a JSON
 // number that is a plain non-negative integer Parse accepts, checked
 // against encoding/json's own reading of the input; what it accepts
-// marshals back to a string of the same ID.
+// marshals back to a string of the same ID. NullID.UnmarshalJSON agrees
+// with it, except that null makes the NullID NULL.
 func FuzzIDUnmarshalJSON(f *testing.F) {
 	for _, s := range []string{`"1541815603606036480"`, `1541815603606036480`, `null`, `"null"`, `""`, `"\u0031\u0032"`,
 		`-3`, `1.5`, `1e3`, `"9223372036854775808"`, `true`, `"12`, `12"`, `"1"2"`, `{}`, `[1]`, `"\"1\""`} {
@@ -165,6 +168,7 @@ func FuzzIDUnmarshalJSON(f *testing.F) {
 			require.ErrorIs(t, err, ringflake.ErrInvalidID, "%s", b)
 			assert.Equal(t, sentinel, id, "a failed UnmarshalJSON leaves the ID alone")
 		}
+		checkNullIDUnmarshalJSON(t, b, id, err)
 		if !json.Valid(b) || len(bytes.TrimSpace(b)) != len(b) {
 			// encoding/json never passes this; it only must not panic
 			// nor yield a negative ID.
@@ -182,6 +186,33 @@ func FuzzIDUnmarshalJSON(f *testing.F) {
 		require.NoError(t, err)
 		assert.Equal(t, `"`+id.String()+`"`, string(out))
 	})
+}
+
+// checkNullIDUnmarshalJSON checks that NullID.UnmarshalJSON(b) reads what
+// ID.UnmarshalJSON read (id, err), but null as NULL, and that what it
+// reads marshals back to the same NullID.
+func checkNullIDUnmarshalJSON(t *testing.T, b []byte, id ringflake.ID, err error) {
+	t.Helper()
+	old := ringflake.NullID{ID: 4242, Valid: true}
+	n := old
+	nerr := n.UnmarshalJSON(b)
+	switch {
+	case string(b) == "null":
+		require.NoError(t, nerr)
+		assert.Equal(t, ringflake.NullID{}, n)
+	case err != nil:
+		require.ErrorIs(t, nerr, ringflake.ErrInvalidID, "%s", b)
+		assert.Equal(t, old, n, "a failed UnmarshalJSON leaves the NullID alone")
+		return
+	default:
+		require.NoError(t, nerr, "%s", b)
+		assert.Equal(t, ringflake.NullID{ID: id, Valid: true}, n)
+	}
+	out, err := json.Marshal(n)
+	require.NoError(t, err)
+	var back ringflake.NullID
+	require.NoError(t, json.Unmarshal(out, &back))
+	assert.Equal(t, n, back, "%s", out)
 }
 
 // referenceJSON reads the JSON value b with encoding/json and says which

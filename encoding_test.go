@@ -4,9 +4,13 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -119,6 +123,8 @@ func TestEncodingsParseLeniency(t *testing.T) {
 		want ringflake.ID
 	}{
 		{"decimal leading zeros", encDec, "007", 7},
+		{"decimal zero-padded to 19 digits", encDec, "0000000000000000007", 7},
+		{"decimal 19 zeros", encDec, "0000000000000000000", 0},
 		{"hex upper case", encHex, "1565A11F6217A000", 1541815603606036480},
 		{"hex mixed case", encHex, "1565a11F6217a000", 1541815603606036480},
 		{"base32 lower case", encB32, "1asd13xh1f800", 1541815603606036480},
@@ -144,6 +150,10 @@ func TestEncodingsParseRejects(t *testing.T) {
 		{"decimal empty", encDec, "", -1},
 		{"decimal negative", encDec, "-1", 0},
 		{"decimal above 2^63-1", encDec, "9223372036854775808", 18},
+		{"decimal 20 digits", encDec, "10000000000000000000", -1},
+		{"decimal zero-padded to 20 digits", encDec, "00000000000000000007", -1},
+		{"decimal 10001 zeros", encDec, strings.Repeat("0", 10001), -1},
+		{"decimal 20 characters, not all digits", encDec, "1234567890x234567890", -1},
 		{"hex empty", encHex, "", -1},
 		{"hex too short", encHex, "ff", -1},
 		{"hex too long", encHex, "00000000000000001", -1},
@@ -217,11 +227,87 @@ func TestParseEncoding(t *testing.T) {
 	assert.Equal(t, names, got)
 	assert.Equal(t, ringflake.DecimalEncoding(), ringflake.Encoding{}, "the zero Encoding is decimal")
 
-	for _, bad := range []string{"", "decimal", "HEX", "base36", "crockford"} {
-		_, err := ringflake.ParseEncoding(bad)
+	for _, bad := range []string{"", "decimal", "HEX", "base36", "crockford", "dec "} {
+		enc, err := ringflake.ParseEncoding(bad)
 		require.ErrorIs(t, err, ringflake.ErrInvalidEncoding, bad)
-		assert.Contains(t, err.Error(), "base58", "the message lists the names")
+		var ee *ringflake.EncodingError
+		require.ErrorAs(t, err, &ee, bad)
+		assert.Equal(t, bad, ee.Name, "the error carries the name as given")
+		assert.Equal(t, ringflake.Encoding{}, enc)
 	}
+}
+
+func TestEncodingText(t *testing.T) {
+	for _, enc := range ringflake.Encodings() {
+		b, err := enc.MarshalText()
+		require.NoError(t, err)
+		assert.Equal(t, enc.String(), string(b))
+		var back ringflake.Encoding
+		require.NoError(t, back.UnmarshalText(b))
+		assert.Equal(t, enc, back)
+	}
+
+	enc := encB58
+	err := enc.UnmarshalText([]byte("base36"))
+	require.ErrorIs(t, err, ringflake.ErrInvalidEncoding)
+	var ee *ringflake.EncodingError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, "base36", ee.Name)
+	assert.Equal(t, encB58, enc, "a failed UnmarshalText leaves the Encoding alone")
+}
+
+// An Encoding in a configuration struct reads and writes its name, and an
+// unset one is decimal.
+func TestEncodingInJSONConfig(t *testing.T) {
+	type config struct {
+		Format ringflake.Encoding `json:"format"`
+	}
+	var c config
+	require.NoError(t, json.Unmarshal([]byte(`{"format":"base62"}`), &c))
+	assert.Equal(t, encB62, c.Format)
+
+	b, err := json.Marshal(config{})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"format":"dec"}`, string(b), "the zero Encoding is decimal")
+
+	var unset config
+	require.NoError(t, json.Unmarshal([]byte(`{}`), &unset))
+	assert.Equal(t, encDec, unset.Format)
+
+	require.ErrorIs(t, json.Unmarshal([]byte(`{"format":"base36"}`), &c), ringflake.ErrInvalidEncoding)
+	require.Error(t, json.Unmarshal([]byte(`{"format":58}`), &c), "a name is a JSON string")
+	assert.Equal(t, encB62, c.Format)
+}
+
+// With flag.TextVar an Encoding is a command-line flag.
+func TestEncodingAsFlag(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want ringflake.Encoding
+	}{
+		{"default", nil, encHex},
+		{"set", []string{"-format", "base32"}, encB32},
+		{"set to decimal", []string{"-format=dec"}, encDec},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			var enc ringflake.Encoding
+			fs.TextVar(&enc, "format", encHex, "ID encoding")
+			require.NoError(t, fs.Parse(tc.args))
+			assert.Equal(t, tc.want, enc)
+			assert.Equal(t, "hex", fs.Lookup("format").DefValue)
+		})
+	}
+
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var enc ringflake.Encoding
+	fs.TextVar(&enc, "format", encHex, "ID encoding")
+	// flag.FlagSet.Parse formats the error of UnmarshalText with %v, so
+	// only the failure can be checked.
+	require.Error(t, fs.Parse([]string{"-format", "base36"}))
+	assert.Equal(t, encHex, enc)
 }
 
 func TestEncodingsWidthAndSortable(t *testing.T) {
@@ -238,28 +324,52 @@ func TestEncodingsWidthAndSortable(t *testing.T) {
 	}
 }
 
-// Appending to a buffer with room and parsing allocate nothing; Format
-// allocates its string, and decimal Format not even that for IDs below 100
-// (strconv keeps those).
+// The documented allocation counts, for every edge ID: Append (every
+// encoding) and AppendText into a buffer with room, and every successful
+// Parse, allocate nothing; Format allocates its string, and decimal Format
+// not even that for IDs below 100 (strconv keeps those).
 func TestEncodingsAllocs(t *testing.T) {
-	id := ringflake.ID(1541815603606036480)
 	buf := make([]byte, 0, 64)
 	for _, enc := range ringflake.Encodings() {
 		t.Run(enc.String(), func(t *testing.T) {
-			s := enc.Format(id)
-			assert.Zero(t, testing.AllocsPerRun(100, func() { buf = enc.Append(buf[:0], id) }), "Append")
-			assert.Equal(t, s, string(buf))
-			assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = enc.Parse(s) }), "Parse")
-			assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { s = enc.Format(id) }), "Format")
+			for _, id := range edgeIDs() {
+				var s string
+				formatAllocs := testing.AllocsPerRun(10, func() { s = enc.Format(id) })
+				if enc == encDec && id < 100 {
+					assert.Zero(t, formatAllocs, "Format(%d)", id)
+				} else {
+					assert.Equal(t, 1.0, formatAllocs, "Format(%d)", id)
+				}
+				assert.Zero(t, testing.AllocsPerRun(10, func() { buf = enc.Append(buf[:0], id) }), "Append(%d)", id)
+				assert.Equal(t, s, string(buf))
+				var back ringflake.ID
+				var err error
+				assert.Zero(t, testing.AllocsPerRun(10, func() { back, err = enc.Parse(s) }), "Parse(%q)", s)
+				require.NoError(t, err)
+				assert.Equal(t, id, back)
+			}
 		})
 	}
-	var back ringflake.ID
-	text := []byte("1541815603606036480")
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = back.UnmarshalText(text) }), "UnmarshalText")
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = back.UnmarshalJSON(text) }), "UnmarshalJSON of a number")
-	quoted := []byte(`"1541815603606036480"`)
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = back.UnmarshalJSON(quoted) }), "UnmarshalJSON of a string")
-	assert.Equal(t, id, back)
+	t.Run("ID", func(t *testing.T) {
+		for _, id := range edgeIDs() {
+			var err error
+			assert.Zero(t, testing.AllocsPerRun(10, func() { buf, err = id.AppendText(buf[:0]) }), "AppendText(%d)", id)
+			require.NoError(t, err)
+			s := string(buf)
+			var back ringflake.ID
+			assert.Zero(t, testing.AllocsPerRun(10, func() { back, err = ringflake.Parse(s) }), "Parse(%q)", s)
+			require.NoError(t, err)
+			assert.Equal(t, id, back)
+			assert.Zero(t, testing.AllocsPerRun(10, func() { err = back.UnmarshalText(buf) }), "UnmarshalText(%q)", s)
+			require.NoError(t, err)
+			assert.Zero(t, testing.AllocsPerRun(10, func() { err = back.UnmarshalJSON(buf) }), "UnmarshalJSON(%s)", s)
+			require.NoError(t, err)
+			quoted := []byte(`"` + s + `"`)
+			assert.Zero(t, testing.AllocsPerRun(10, func() { err = back.UnmarshalJSON(quoted) }), "UnmarshalJSON(%s)", quoted)
+			require.NoError(t, err)
+			assert.Equal(t, id, back)
+		}
+	})
 }
 
 func BenchmarkEncodings(b *testing.B) {

@@ -106,6 +106,19 @@ func (e *SyntaxError) Error() string {
 // Is reports whether target is [ErrInvalidID].
 func (e *SyntaxError) Is(target error) bool { return target == ErrInvalidID }
 
+// EncodingError reports a name that is not an encoding's. It matches
+// [ErrInvalidEncoding].
+type EncodingError struct {
+	Name string // the name as given
+}
+
+func (e *EncodingError) Error() string {
+	return fmt.Sprintf("ringflake: unknown encoding %q: want dec, hex, base32, base58, base62 or base64", e.Name)
+}
+
+// Is reports whether target is [ErrInvalidEncoding].
+func (e *EncodingError) Is(target error) bool { return target == ErrInvalidEncoding }
+
 // timeError wraps ErrBeforeEpoch or ErrLayoutExpired with the instant at
 // fault.
 type timeError struct {

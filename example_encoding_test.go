@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"slices"
 
@@ -68,9 +69,16 @@ func ExampleDecimalEncoding() {
 	fmt.Println(enc.Format(id) == id.String())
 	// Decimal text sorts like IDs only when the lengths agree.
 	fmt.Println(enc.Format(9) < enc.Format(10))
+	// Parse reads 1 to 19 digits, leading zeros included.
+	padded, err := enc.Parse("0000000000000004096")
+	fmt.Println(padded, err)
+	_, err = enc.Parse("00000000000000004096")
+	fmt.Println(err)
 	// Output:
 	// true
 	// false
+	// 4096 <nil>
+	// ringflake: invalid ID "00000000000000004096": 20 characters, want at most 19 decimal digits
 }
 
 // Fixed-width hex sorts like the IDs; Parse takes upper case too.
@@ -146,6 +154,26 @@ func ExampleParseEncoding() {
 	// true
 }
 
+// An Encoding reads and writes its name, so a configuration struct or a
+// flag (with flag.TextVar) can hold one; left unset, it is decimal.
+func ExampleEncoding_UnmarshalText() {
+	var config struct {
+		Format ringflake.Encoding `json:"format"`
+		Log    ringflake.Encoding `json:"log"`
+	}
+	err := json.Unmarshal([]byte(`{"format":"base58"}`), &config)
+	fmt.Println(config.Format, config.Log, err)
+
+	fs := flag.NewFlagSet("ids", flag.ContinueOnError)
+	var enc ringflake.Encoding
+	fs.TextVar(&enc, "format", ringflake.HexEncoding(), "ID encoding: dec, hex, base32, base58, base62 or base64")
+	err = fs.Parse([]string{"-format", "base32"})
+	fmt.Println(enc, err)
+	// Output:
+	// base58 dec <nil>
+	// base32 <nil>
+}
+
 // In JSON an ID is a string, because JavaScript numbers lose integers above
 // 2^53; a number is accepted too, and IDs work as map keys.
 func ExampleID_MarshalJSON() {
@@ -204,4 +232,25 @@ func ExampleNullID() {
 	// false
 	// 4096 true
 	// <nil>
+}
+
+// In JSON a NullID is null or what its ID is: a string, read from a
+// string or a number.
+func ExampleNullID_MarshalJSON() {
+	type order struct {
+		ID     ringflake.ID     `json:"id"`
+		Parent ringflake.NullID `json:"parent"`
+	}
+	b, err := json.Marshal([]order{
+		{ID: 4097, Parent: ringflake.NullID{ID: 4096, Valid: true}},
+		{ID: 4096}, // no parent
+	})
+	fmt.Println(string(b), err)
+
+	var orders []order
+	err = json.Unmarshal([]byte(`[{"id":"4097","parent":4096},{"id":"4096","parent":null},{"id":"4098"}]`), &orders)
+	fmt.Println(orders, err)
+	// Output:
+	// [{"id":"4097","parent":"4096"},{"id":"4096","parent":null}] <nil>
+	// [{4097 {4096 true}} {4096 {0 false}} {4098 {0 false}}] <nil>
 }

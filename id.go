@@ -39,10 +39,12 @@ func (id ID) tick(l Layout) int64 {
 	return int64(id) >> (l.dcBits + l.workBits + l.seqBits) & mask(l.timeBits)
 }
 
-// Parse reads the decimal form of an ID: one or more ASCII digits, nothing
-// else (no sign, no spaces), at most 2^63-1. Errors match [ErrInvalidID]
-// and say where the input went wrong. It is [DecimalEncoding]'s Parse;
-// [Encoding] reads the other encodings.
+// Parse reads the decimal form of an ID: 1 to 19 ASCII digits, nothing
+// else (no sign, no spaces), at most 2^63-1. Leading zeros are allowed but
+// count toward the 19, so "007" reads as 7 and a string longer than 19
+// characters is an error whatever its digits. Errors match [ErrInvalidID];
+// each is a [*SyntaxError] that says where the input went wrong. It is
+// [DecimalEncoding]'s Parse; [Encoding] reads the other encodings.
 func Parse(s string) (ID, error) { return parse(decimalKind, s) }
 
 // AppendText appends the decimal form of id to b. It allocates only when b
@@ -59,8 +61,8 @@ func (id ID) AppendText(b []byte) ([]byte, error) {
 // matching [ErrInvalidID].
 func (id ID) MarshalText() ([]byte, error) { return id.AppendText(nil) }
 
-// UnmarshalText reads the decimal form of an ID, as [Parse] does, without
-// copying b.
+// UnmarshalText reads the decimal form of an ID, as [Parse] does (1 to 19
+// digits), without copying b.
 func (id *ID) UnmarshalText(b []byte) error {
 	v, err := parse(decimalKind, b)
 	if err != nil {

@@ -3,6 +3,7 @@ package ringflake_test
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,6 +22,8 @@ func TestParseID(t *testing.T) {
 		{"1541815603606036480", 1541815603606036480},
 		{"9223372036854775807", math.MaxInt64},
 		{"007", 7},
+		{"0000000000000000007", 7},
+		{"0009223372036854775", 9223372036854775},
 	} {
 		got, err := ringflake.Parse(tc.in)
 		require.NoError(t, err, tc.in)
@@ -41,7 +44,10 @@ func TestParseIDRejects(t *testing.T) {
 		{"letter", "12a4", 2},
 		{"hex", "0x10", 1},
 		{"too large by one", "9223372036854775808", 18},
-		{"far too large", "99999999999999999999999", 18},
+		{"20 digits", "10000000000000000000", -1},
+		{"far too large", "99999999999999999999999", -1},
+		{"the largest ID with a leading zero", "09223372036854775807", -1},
+		{"10001 zeros", strings.Repeat("0", 10001), -1},
 		{"non-ASCII digit", "١٢", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -58,6 +58,10 @@ func (id *ID) Scan(src any) error {
 
 // NullID is an [ID] that may be SQL NULL, as [database/sql.NullInt64] is an
 // int64 that may be. Valid is false for NULL; the zero NullID is NULL.
+//
+// In JSON a NullID is null when not Valid and otherwise what its ID is: a
+// string of the decimal form, read from a string or a number. As text it
+// is empty when not Valid and otherwise the decimal form.
 type NullID struct {
 	ID    ID
 	Valid bool // Valid is true if ID is not NULL
@@ -86,4 +90,57 @@ func (n NullID) Value() (driver.Value, error) {
 		return nil, nil
 	}
 	return n.ID.Value()
+}
+
+// MarshalJSON returns JSON null when n is not Valid, otherwise n.ID as
+// [ID.MarshalJSON] writes it: a JSON string of the decimal form. A Valid
+// negative ID is an error matching [ErrInvalidID].
+func (n NullID) MarshalJSON() ([]byte, error) {
+	if !n.Valid {
+		return []byte("null"), nil
+	}
+	return n.ID.MarshalJSON()
+}
+
+// UnmarshalJSON reads JSON null as NULL, making n the zero NullID (where
+// [ID.UnmarshalJSON] leaves an ID alone), and anything else as
+// [ID.UnmarshalJSON] reads it, making n Valid. Errors match [ErrInvalidID];
+// on error n is left as it was.
+func (n *NullID) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*n = NullID{}
+		return nil
+	}
+	var id ID
+	if err := id.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	*n = NullID{ID: id, Valid: true}
+	return nil
+}
+
+// MarshalText returns empty text when n is not Valid, otherwise the
+// decimal form of n.ID. A Valid negative ID is an error matching
+// [ErrInvalidID].
+func (n NullID) MarshalText() ([]byte, error) {
+	if !n.Valid {
+		return []byte{}, nil
+	}
+	return n.ID.MarshalText()
+}
+
+// UnmarshalText reads empty text as NULL, making n the zero NullID, and
+// anything else as [ID.UnmarshalText] reads it, making n Valid. Errors
+// match [ErrInvalidID]; on error n is left as it was.
+func (n *NullID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*n = NullID{}
+		return nil
+	}
+	var id ID
+	if err := id.UnmarshalText(b); err != nil {
+		return err
+	}
+	*n = NullID{ID: id, Valid: true}
+	return nil
 }

@@ -3,6 +3,8 @@ package ringflake_test
 import (
 	"database/sql"
 	"database/sql/driver"
+	"encoding"
+	"encoding/json"
 	"math"
 	"testing"
 	"time"
@@ -18,6 +20,11 @@ var (
 	_ driver.Valuer = ringflake.ID(0)
 	_ sql.Scanner   = (*ringflake.NullID)(nil)
 	_ driver.Valuer = ringflake.NullID{}
+
+	_ json.Marshaler           = ringflake.NullID{}
+	_ json.Unmarshaler         = (*ringflake.NullID)(nil)
+	_ encoding.TextMarshaler   = ringflake.NullID{}
+	_ encoding.TextUnmarshaler = (*ringflake.NullID)(nil)
 )
 
 func TestIDScan(t *testing.T) {
@@ -135,4 +142,108 @@ func TestIDScanAllocs(t *testing.T) {
 		assert.Zero(t, testing.AllocsPerRun(100, func() { _ = id.Scan(src) }), name)
 		assert.Equal(t, ringflake.ID(1541815603606036480), id, name)
 	}
+}
+
+func TestNullIDJSON(t *testing.T) {
+	type row struct {
+		Parent ringflake.NullID `json:"parent"`
+	}
+	for _, tc := range []struct {
+		name string
+		in   ringflake.NullID
+		json string
+	}{
+		{"valid", ringflake.NullID{ID: 1541815603606036480, Valid: true}, `{"parent":"1541815603606036480"}`},
+		{"largest", ringflake.NullID{ID: math.MaxInt64, Valid: true}, `{"parent":"9223372036854775807"}`},
+		{"zero ID", ringflake.NullID{ID: 0, Valid: true}, `{"parent":"0"}`},
+		{"NULL", ringflake.NullID{}, `{"parent":null}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := json.Marshal(row{tc.in})
+			require.NoError(t, err)
+			assert.JSONEq(t, tc.json, string(b))
+			back := row{ringflake.NullID{ID: 42, Valid: true}}
+			require.NoError(t, json.Unmarshal(b, &back))
+			assert.Equal(t, tc.in, back.Parent)
+		})
+	}
+	t.Run("NULL with a stale or negative ID is still null", func(t *testing.T) {
+		for _, n := range []ringflake.NullID{{ID: 7}, {ID: -7}} {
+			b, err := json.Marshal(n)
+			require.NoError(t, err)
+			assert.Equal(t, "null", string(b))
+		}
+	})
+}
+
+func TestNullIDUnmarshalJSON(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     ringflake.NullID
+	}{
+		{"string", `"4096"`, ringflake.NullID{ID: 4096, Valid: true}},
+		{"number", `4096`, ringflake.NullID{ID: 4096, Valid: true}},
+		{"escaped string", `"\u0034096"`, ringflake.NullID{ID: 4096, Valid: true}},
+		{"null", `null`, ringflake.NullID{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := ringflake.NullID{ID: 42, Valid: true}
+			require.NoError(t, n.UnmarshalJSON([]byte(tc.in)))
+			assert.Equal(t, tc.want, n)
+		})
+	}
+
+	// A missing field leaves the NullID as it was: the zero NullID is NULL.
+	var r struct{ Parent ringflake.NullID }
+	require.NoError(t, json.Unmarshal([]byte(`{}`), &r))
+	assert.Equal(t, ringflake.NullID{}, r.Parent)
+}
+
+func TestNullIDJSONRejects(t *testing.T) {
+	for _, bad := range []string{`"12x"`, `1.5`, `-3`, `"-3"`, `"9223372036854775808"`, `""`, `"null"`, `true`, `{}`} {
+		t.Run(bad, func(t *testing.T) {
+			n := ringflake.NullID{ID: 42, Valid: true}
+			require.ErrorIs(t, n.UnmarshalJSON([]byte(bad)), ringflake.ErrInvalidID)
+			assert.Equal(t, ringflake.NullID{ID: 42, Valid: true}, n, "a failed UnmarshalJSON leaves the NullID alone")
+
+			var r struct{ Parent ringflake.NullID }
+			require.ErrorIs(t, json.Unmarshal([]byte(`{"Parent":`+bad+`}`), &r), ringflake.ErrInvalidID)
+		})
+	}
+	_, err := json.Marshal(ringflake.NullID{ID: -1, Valid: true})
+	require.ErrorIs(t, err, ringflake.ErrInvalidID, "a valid negative ID does not marshal")
+}
+
+func TestNullIDText(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   ringflake.NullID
+		text string
+	}{
+		{"valid", ringflake.NullID{ID: 1541815603606036480, Valid: true}, "1541815603606036480"},
+		{"zero ID", ringflake.NullID{ID: 0, Valid: true}, "0"},
+		{"NULL", ringflake.NullID{}, ""},
+		{"NULL with a stale ID", ringflake.NullID{ID: 7}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := tc.in.MarshalText()
+			require.NoError(t, err)
+			assert.Equal(t, tc.text, string(b))
+			back := ringflake.NullID{ID: 42, Valid: true}
+			require.NoError(t, back.UnmarshalText(b))
+			if tc.in.Valid {
+				assert.Equal(t, tc.in, back)
+			} else {
+				assert.Equal(t, ringflake.NullID{}, back)
+			}
+		})
+	}
+
+	n := ringflake.NullID{ID: 42, Valid: true}
+	for _, bad := range []string{"x", "null", "-1", " 1", "00000000000000000001"} {
+		require.ErrorIs(t, n.UnmarshalText([]byte(bad)), ringflake.ErrInvalidID, bad)
+	}
+	assert.Equal(t, ringflake.NullID{ID: 42, Valid: true}, n, "a failed UnmarshalText leaves the NullID alone")
+	_, err := ringflake.NullID{ID: -1, Valid: true}.MarshalText()
+	require.ErrorIs(t, err, ringflake.ErrInvalidID)
 }

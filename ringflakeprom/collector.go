@@ -2,20 +2,26 @@
 // Prometheus. It is a module of its own so that the core ringflake module
 // does not depend on the Prometheus client.
 //
-//	gen, _ := ringflake.New(7)
-//	prometheus.MustRegister(ringflakeprom.NewCollector(gen, prometheus.Labels{"node": "7"}))
+//	gen, err := ringflake.New(7)
+//	...
+//	c, err := ringflakeprom.NewCollector(gen, prometheus.Labels{"node": "7"})
+//	...
+//	prometheus.MustRegister(c)
 //
 // The collector reads [ringflake.Generator.Stats] when Prometheus scrapes;
 // it adds nothing to the cost of issuing IDs.
 package ringflakeprom
 
 import (
+	"fmt"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ringflake/ringflake"
 )
 
-// Collector is a [prometheus.Collector] for one generator. It is safe for
+// Collector is a [prometheus.Collector] for one generator. Make one with
+// [NewCollector]; the zero Collector is not usable. It is safe for
 // concurrent use.
 type Collector struct {
 	gen *ringflake.Generator
@@ -25,14 +31,20 @@ type Collector struct {
 	largestRollback, maxLead, lead               *prometheus.Desc
 }
 
-// NewCollector returns a collector of g's counters; labels are added to
-// every metric (for example the node id, when one process runs several
-// generators). Metric names start with "ringflake_".
-func NewCollector(g *ringflake.Generator, labels prometheus.Labels) *Collector {
+// NewCollector returns a collector of g's counters; labels, which may be
+// nil, are added to every metric (for example the node id, when one
+// process runs several generators). Metric names start with "ringflake_".
+//
+// A nil g is [ErrNilGenerator]; labels Prometheus refuses are an error
+// matching [ErrInvalidLabels].
+func NewCollector(g *ringflake.Generator, labels prometheus.Labels) (*Collector, error) {
+	if g == nil {
+		return nil, ErrNilGenerator
+	}
 	d := func(name, help string, varLabels ...string) *prometheus.Desc {
 		return prometheus.NewDesc("ringflake_"+name, help, varLabels, labels)
 	}
-	return &Collector{
+	c := &Collector{
 		gen:             g,
 		issued:          d("ids_issued_total", "IDs issued."),
 		rollbacks:       d("clock_rollbacks_total", "Times the wall clock was seen to step back by at least one tick."),
@@ -47,6 +59,12 @@ func NewCollector(g *ringflake.Generator, labels prometheus.Labels) *Collector {
 		errors:          d("errors_total", "Failed calls by kind.", "kind"),
 		lead:            d("lead_seconds", "How far the newest ID is stamped ahead of the clock (negative: behind)."),
 	}
+	// A Desc keeps its error to itself until it is registered: register
+	// with a throwaway registry to see it now.
+	if err := prometheus.NewRegistry().Register(c); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidLabels, err)
+	}
+	return c, nil
 }
 
 // Describe sends the descriptors of every metric.

@@ -31,8 +31,10 @@ func TestCollector(t *testing.T) {
 		require.NoError(t, err)
 	}
 
+	c, err := ringflakeprom.NewCollector(g, prometheus.Labels{"node": "3"})
+	require.NoError(t, err)
 	reg := prometheus.NewPedanticRegistry()
-	require.NoError(t, reg.Register(ringflakeprom.NewCollector(g, prometheus.Labels{"node": "3"})))
+	require.NoError(t, reg.Register(c))
 	expected := `
 # HELP ringflake_ids_issued_total IDs issued.
 # TYPE ringflake_ids_issued_total counter
@@ -59,5 +61,47 @@ ringflake_errors_total{kind="rollback",node="3"} 0
 	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(expected),
 		"ringflake_ids_issued_total", "ringflake_clock_rollbacks_total", "ringflake_clock_rollback_largest_seconds",
 		"ringflake_ring_reuses_total", "ringflake_errors_total"))
-	require.Equal(t, 12, testutil.CollectAndCount(ringflakeprom.NewCollector(g, nil))-6, "12 metric families, errors_total with 7 kinds")
+	unlabelled, err := ringflakeprom.NewCollector(g, nil)
+	require.NoError(t, err)
+	require.Equal(t, 12, testutil.CollectAndCount(unlabelled)-6, "12 metric families, errors_total with 7 kinds")
+}
+
+func TestNewCollectorRejects(t *testing.T) {
+	g, err := ringflake.New(3, ringflake.WithClock(simclock.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))))
+	require.NoError(t, err)
+
+	c, err := ringflakeprom.NewCollector(nil, prometheus.Labels{"node": "3"})
+	require.ErrorIs(t, err, ringflakeprom.ErrNilGenerator)
+	require.Nil(t, c)
+
+	for _, tc := range []struct {
+		name   string
+		labels prometheus.Labels
+	}{
+		{"empty name", prometheus.Labels{"": "3"}},
+		{"reserved name", prometheus.Labels{"__name__": "x"}},
+		{"name not UTF-8", prometheus.Labels{"\xff": "3"}},
+		{"value not UTF-8", prometheus.Labels{"node": "\xff"}},
+		{"kind, the errors' own label", prometheus.Labels{"kind": "x"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ringflakeprom.NewCollector(g, tc.labels)
+			require.ErrorIs(t, err, ringflakeprom.ErrInvalidLabels)
+			require.Nil(t, c)
+		})
+	}
+}
+
+// Whatever NewCollector accepts registers and scrapes without a panic.
+func TestNewCollectorAccepts(t *testing.T) {
+	g, err := ringflake.New(3, ringflake.WithClock(simclock.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))))
+	require.NoError(t, err)
+	for _, labels := range []prometheus.Labels{nil, {}, {"node": "3"}, {"node": ""}, {"service": "orders", "node": "3"}} {
+		c, err := ringflakeprom.NewCollector(g, labels)
+		require.NoError(t, err, labels)
+		reg := prometheus.NewPedanticRegistry()
+		require.NoError(t, reg.Register(c), labels)
+		_, err = reg.Gather()
+		require.NoError(t, err, labels)
+	}
 }

@@ -18,8 +18,12 @@ func ExampleNewCollector() {
 		_, _ = gen.Next()
 	}
 
+	c, err := ringflakeprom.NewCollector(gen, prometheus.Labels{"node": "3"})
+	if err != nil {
+		panic(err)
+	}
 	reg := prometheus.NewRegistry() // or prometheus.DefaultRegisterer
-	reg.MustRegister(ringflakeprom.NewCollector(gen, prometheus.Labels{"node": "3"}))
+	reg.MustRegister(c)
 
 	families, _ := reg.Gather()
 	for _, f := range families {

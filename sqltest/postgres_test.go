@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"math"
 	"os"
 	"slices"
@@ -232,6 +233,52 @@ func TestNullID(t *testing.T) {
 		var id ringflake.ID
 		err = c.QueryRowContext(context.Background(), `SELECT parent FROM ids WHERE parent IS NULL LIMIT 1`).Scan(&id)
 		require.ErrorIs(t, err, ringflake.ErrInvalidID, "NULL into a plain ID")
+	})
+}
+
+// PostgreSQL's JSON writes a BIGINT as a number and NULL as null; NullID
+// reads both, all 63 bits exact. NullID's own JSON (a string or null) goes
+// back through the server's jsonb to the same BIGINT or NULL.
+func TestNullIDJSONThroughPostgres(t *testing.T) {
+	ids := testIDs(t)
+	type row struct {
+		ID     ringflake.ID     `json:"id"`
+		Parent ringflake.NullID `json:"parent"`
+	}
+	want := make([]row, len(ids))
+	for i, id := range ids {
+		want[i] = row{ID: id}
+		if i%3 == 0 { // as fill inserts them
+			want[i].Parent = ringflake.NullID{ID: id, Valid: true}
+		}
+	}
+	slices.SortFunc(want, func(a, b row) int { return cmp.Compare(a.ID, b.ID) })
+	forEachDriver(t, func(t *testing.T, c *sql.Conn) {
+		fill(t, c, ids)
+		ctx := context.Background()
+
+		var fromServer []byte
+		require.NoError(t, c.QueryRowContext(ctx,
+			`SELECT json_agg(json_build_object('id', id, 'parent', parent) ORDER BY id) FROM ids`).Scan(&fromServer))
+		var got []row
+		require.NoError(t, json.Unmarshal(fromServer, &got))
+		assert.Equal(t, want, got)
+
+		toServer, err := json.Marshal(want)
+		require.NoError(t, err)
+		rows, err := c.QueryContext(ctx,
+			`SELECT (r->>'id')::bigint, (r->>'parent')::bigint FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS a(r, ord) ORDER BY ord`,
+			string(toServer))
+		require.NoError(t, err)
+		defer rows.Close()
+		var back []row
+		for rows.Next() {
+			var r row
+			require.NoError(t, rows.Scan(&r.ID, &r.Parent))
+			back = append(back, r)
+		}
+		require.NoError(t, rows.Err())
+		assert.Equal(t, want, back)
 	})
 }
 

@@ -99,20 +99,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// newFlags returns a flag set that reports to stderr and returns errors.
+// newFlags returns a flag set for the command name that reports to stderr
+// and returns errors.
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("ringflake "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: ringflake %s [flags]\n\n", name)
+		fs.PrintDefaults()
+	}
 	return fs
 }
 
-// parseFlags parses args, turning flag errors into usage errors.
+// parseFlags parses args, turning flag errors into usage errors, which run
+// prints once with the usage. The flag package itself prints nothing but
+// the command's usage for -h.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return err
+	default:
 		return usagef("%v", err)
 	}
-	return nil
 }

@@ -204,7 +204,7 @@ func TestFormatErrors(t *testing.T) {
 		{"parse with an unknown format", []string{"parse", "-format", "decimal", "1"}, 2, `-format: unknown encoding "decimal"`},
 		{"unknown encoding name", []string{"parse", "base36:xyz"}, 1, `unknown encoding "base36"`},
 		{"not base58", []string{"parse", "-format", "base58", "4aaW4SzAyQl"}, 1, "not a base58 digit 'l' at offset 10"},
-		{"hex too short", []string{"parse", "0x1f"}, 1, "want 16 hex digits"},
+		{"hex too long", []string{"parse", "0x1ffffffffffffffff"}, 1, "17 characters after 0x, want 1 to 16 hex digits"},
 		{"base32 too large", []string{"parse", "base32:8000000000000"}, 1, "larger than 2^63-1"},
 		{"JSON of a bad ID", []string{"parse", "-json", "12x"}, 1, `invalid ID "12x"`},
 	} {

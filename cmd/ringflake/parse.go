@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ringflake/ringflake"
 )
@@ -15,7 +17,7 @@ func parse(args []string, stdout, stderr io.Writer) error {
 	layoutFlag := fs.String("layout", "twitter", "layout the IDs were made with: twitter, sonyflake, js-safe, or key=value,...")
 	formatFlag := fs.String("format", "dec", "encoding of the IDs: dec, hex, base32, base58, base62 or base64;\n"+
 		"an ID written NAME:TEXT (base58:4aaW4SzAyQK) is in encoding NAME whatever the flag says,\n"+
-		"and with dec or hex an ID written 0x... is hex")
+		"and with dec or hex an ID written 0x and 1 to 16 hex digits (0xff) is hex")
 	jsonFlag := fs.Bool("json", false, "print each ID as a JSON object on a line of its own")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -66,20 +68,46 @@ func parse(args []string, stdout, stderr io.Writer) error {
 // parseID reads s in enc unless s says its own encoding: NAME:TEXT names
 // any encoding (no alphabet has a colon), and 0x or 0X marks hex when enc
 // is dec or hex, whose alphabets have no x (base58, base62 and base64 do,
-// so there 0x... is read as it stands).
+// so there 0x... is read as it stands). After 0x come 1 to 16 hex digits,
+// as in a Go literal; without it hex has its 16. Errors are
+// *ringflake.SyntaxErrors about s as typed.
 func parseID(s string, enc ringflake.Encoding) (ringflake.ID, error) {
 	if name, text, ok := strings.Cut(s, ":"); ok {
 		e, err := ringflake.ParseEncoding(name)
 		if err != nil {
-			return 0, err
+			return 0, &ringflake.SyntaxError{Input: s, Offset: -1, Reason: strings.TrimPrefix(err.Error(), "ringflake: ")}
 		}
-		return e.Parse(text)
+		id, err := e.Parse(text)
+		return id, about(s, len(name)+1, err)
 	}
 	hex := ringflake.HexEncoding()
 	if (enc == ringflake.DecimalEncoding() || enc == hex) && (strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X")) {
-		return hex.Parse(s[2:])
+		digits := s[2:]
+		if digits == "" || len(digits) > hex.Width() {
+			return 0, &ringflake.SyntaxError{Input: s, Offset: -1,
+				Reason: fmt.Sprintf("%d characters after %s, want 1 to %d hex digits", utf8.RuneCountInString(digits), s[:2], hex.Width())}
+		}
+		pad := hex.Width() - len(digits)
+		id, err := hex.Parse(strings.Repeat("0", pad) + digits)
+		return id, about(s, 2-pad, err)
 	}
 	return enc.Parse(s)
+}
+
+// about returns err, the error of parsing the part of arg that starts at
+// byte start (before it when negative: the part was padded), as an error
+// about arg itself, so that the user sees what they typed.
+func about(arg string, start int, err error) error {
+	var se *ringflake.SyntaxError
+	if !errors.As(err, &se) {
+		return err
+	}
+	typed := *se
+	typed.Input = arg
+	if typed.Offset >= 0 {
+		typed.Offset += start
+	}
+	return &typed
 }
 
 // idJSON is what parse -json prints for one ID. The datacenter and worker

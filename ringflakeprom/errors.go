@@ -1,0 +1,12 @@
+package ringflakeprom
+
+import "errors"
+
+// ErrNilGenerator is returned by [NewCollector] for a nil generator.
+var ErrNilGenerator = errors.New("ringflakeprom: nil generator")
+
+// ErrInvalidLabels is matched by the error [NewCollector] returns for
+// labels Prometheus refuses: an empty name, a name starting with "__" or
+// not valid UTF-8, a value not valid UTF-8, or the name "kind", which
+// ringflake_errors_total uses itself. The error wraps Prometheus's own.
+var ErrInvalidLabels = errors.New("ringflakeprom: invalid labels")
