@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -71,19 +72,36 @@ func (s *FileMarkStore) Path() string { return s.path }
 
 const markHeader = "ringflake-mark v1 "
 
+// maxMarkFile is the most LoadMark reads of a mark file, whose one line
+// takes about 70 bytes: a larger file is not a mark file.
+const maxMarkFile = 1024
+
 // LoadMark reads the mark. A missing file gives the zero Time. Errors match
-// [ErrMarkCorrupt] for a file that is truncated, altered or not a mark
-// file; read errors keep their cause (for example [fs.ErrPermission]).
+// [ErrMarkCorrupt] for a file that is truncated, altered, larger than
+// 1 KiB (it is not read whole) or not a mark file; read errors keep their
+// cause (for example [fs.ErrPermission]).
 func (s *FileMarkStore) LoadMark(ctx context.Context) (time.Time, error) {
 	if err := ctx.Err(); err != nil {
 		return time.Time{}, err
 	}
-	b, err := os.ReadFile(s.path)
+	f, err := os.Open(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return time.Time{}, nil
 	}
 	if err != nil {
 		return time.Time{}, fmt.Errorf("ringflake: reading mark file: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxMarkFile+1))
+	if err != nil {
+		return time.Time{}, fmt.Errorf("ringflake: reading mark file: %w", err)
+	}
+	if len(b) > maxMarkFile {
+		size := fmt.Sprintf("more than %d bytes", maxMarkFile)
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fmt.Sprintf("%d bytes", fi.Size())
+		}
+		return time.Time{}, &MarkError{Path: s.path, Reason: fmt.Sprintf("%s; a mark file is one line, at most %d bytes", size, maxMarkFile)}
 	}
 	return parseMarkFile(s.path, string(b))
 }

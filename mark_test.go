@@ -59,6 +59,7 @@ func TestFileMarkStoreRejectsDamage(t *testing.T) {
 		{"altered digit", string(content[:22]) + "9" + string(content[23:])},
 		{"altered checksum", string(content[:len(content)-2]) + "0\n"},
 		{"not a mark file", "hello\n"},
+		{"a megabyte, not read whole", string(make([]byte, 1<<20))},
 		{"garbage time with a valid checksum", fmt.Sprintf("ringflake-mark v1 yesterday crc32=%08x\n",
 			crc32.ChecksumIEEE([]byte("ringflake-mark v1 yesterday")))},
 	} {

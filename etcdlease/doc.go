@@ -10,6 +10,7 @@
 // 3.5 and 3.6 servers serve the same API.
 //
 //	lease, err := etcdlease.Acquire(ctx, client, etcdlease.Options{TTL: 10 * time.Second})
+//	err = lease.WaitHeld(ctx) // at once, or after a quiet period (below)
 //	gen, err := ringflake.New(lease.Node(), ringflake.WithLease(lease))
 //	...
 //	gen.Close(ctx)   // saves the exact high-water mark through the lease
@@ -24,25 +25,28 @@
 // transaction returns the ids in use and Acquire tries the next lowest. So
 // two acquirers never get the same id, and etcd deletes the key when the
 // lease expires. The transaction also writes PREFIX/owner/<id> (no lease):
-// the token of the id's latest acquirer.
+// the token of the id's latest acquirer. Each request is bounded by
+// Options.Timeout, the whole acquisition by its context.
 //
 // A background goroutine renews every RenewEvery (TTL/3 by default): one
 // keep-alive of the etcd lease (KeepAliveOnce), then a read of the id's
-// key. The lease drives its own keep-alives, rather than watching the
-// channel of clientv3's KeepAlive, so that it knows when each keep-alive
-// was sent and so that its timers run on an injectable clock.
-// [Lease.Held] — which a generator calls on every ID — is an atomic load:
-// a timer turns it false at
+// key and the prefix's epoch. The lease drives its own keep-alives, rather
+// than watching the channel of clientv3's KeepAlive, so that it knows when
+// each keep-alive was sent and so that its timers run on an injectable
+// clock. The lease holds the id until
 //
 //	(instant the last successful renewal was started) + TTL − Margin
 //
-// Counting from before the keep-alive was sent means the server's TTL was
-// reset no earlier than the instant the lease counts from; Margin
-// (TTL/100 + 2ms by default) covers the holder's clock running slower than
-// the server's. When renewals fail — etcd down, a partition, no quorum —
-// Held turns false once the lease may have expired, generators fail with
-// ringflake.ErrLeaseLost, and renewals go on: when one succeeds and the key
-// still holds the token, Held turns true again.
+// on its clock. Counting from before the keep-alive was sent means the
+// server's TTL was reset no earlier than the instant the lease counts
+// from; Margin (TTL/100 + 2ms by default) covers the holder's clock running
+// slower than the server's. [Lease.Held] — which a generator calls on every
+// ID — compares that instant with the clock (monotonic time) on every
+// call, so a renewal goroutine that runs late (a long GC pause, a loaded
+// machine) cannot stretch the lease. When renewals fail — etcd down, a
+// partition, no quorum — Held turns false once the lease may have expired,
+// generators fail with ringflake.ErrLeaseLost, and renewals go on: when one
+// succeeds and the key still holds the token, Held turns true again.
 //
 // When the etcd lease is gone (it expired, or was revoked) or the key was
 // deleted, and the owner key still names this lease's token, nobody
@@ -55,33 +59,80 @@
 //
 // # Fencing, and a paused process
 //
-// Held is a local belief. A process paused longer than the TTL (a stopped
-// VM, a long GC pause, SIGSTOP) resumes with Held still true until its
-// timer goroutine runs, and may issue a few IDs under an id that someone
-// else holds by then. What keeps those IDs unique is the high-water mark:
-// the lease implements [ringflake.MarkStore], the mark lives in
-// PREFIX/mark/<id> (no lease: marks outlive leases), and a save is a
-// transaction that succeeds only while the id's key holds the saver's
-// token. A generator never issues past its last saved mark, and the next
-// holder of the id starts after that mark, so the paused process's IDs
-// stay below the next holder's. This holds only when the generator keeps
-// its mark with the lease — the default when no ringflake.WithMarkStore is
-// given.
+// Held is a local belief, checked before each ID is issued: a process
+// paused right after that check (a stopped VM, a long GC pause, SIGSTOP)
+// may issue an ID under an id that someone else holds by then. What keeps
+// those IDs unique is the high-water mark: the lease implements
+// [ringflake.MarkStore], the mark lives in PREFIX/mark/<id> (no lease:
+// marks outlive leases), and a save is a transaction that succeeds only
+// while the id's key holds the saver's token. A generator never issues
+// past its last saved mark, and the next holder of the id starts after
+// that mark, so the paused process's IDs stay below the next holder's.
+// This holds only when the generator keeps its mark with the lease — the
+// default when no ringflake.WithMarkStore is given.
 //
 // etcd makes this strong: writes are committed by a quorum and synced to
 // disk, and lease expiry is decided by the leader, so marks survive server
-// crashes and a lease is never held twice. On a leader change etcd
-// extends every lease by its TTL, which only makes the holder's estimate
-// more conservative.
+// crashes, restarts and failovers, and a lease is never held twice. On a
+// leader change etcd extends every lease by its TTL, which only makes the
+// holder's estimate more conservative.
+//
+// # When etcd loses data
+//
+// What etcd cannot survive is losing its data: a cluster rebuilt empty
+// behind the same endpoints, or one restored from a backup, which lacks
+// the leases and marks written since. A holder A the cluster forgot holds
+// its id by its own count until its next renewal, while B can take the
+// same id at once and load an old mark, or none.
+//
+// Every acquisition and renewal therefore reads the prefix's epoch,
+// PREFIX/epoch (no lease: a random value). When it is missing — a prefix
+// nobody used yet, or a cluster that lost it — Acquire makes a new one and
+// starts a quiet period of TTL + Margin (the key PREFIX/quiet, on an etcd
+// lease of its own), after which every lease etcd may have forgotten has
+// expired by its holder's own count; renewals of leases of the old epoch
+// report them lost for good (the error matches [ErrDataLost]). A lease
+// that takes an id during a quiet period does not hold it until the
+// period ends: Held is false, generators fail with ringflake.ErrLeaseLost;
+// [Lease.WaitHeld] waits for it. A fleet's first start under a new prefix
+// waits once, for the same reason. Leases of one prefix should share a
+// TTL: the quiet period is the TTL of the lease that made the epoch.
+//
+// What remains: a backup restored with the epoch in it is not detected —
+// an acquirer cannot tell it from the cluster it was. Its holders recorded
+// after the backup find out at their next renewal (within RenewEvery, and
+// they then stop), but until then a new acquirer may share their id, and
+// the restored marks are older than what was issued. After restoring a
+// backup, delete PREFIX/epoch (etcdctl del PREFIX/epoch) before the fleet
+// reconnects: every holder then loses its lease, and the next acquirer
+// waits out a quiet period. Marks lost with the data stay lost: after the
+// quiet period the old holders have stopped, so IDs repeat only if a new
+// holder's clock is behind an old one's by more than about the margin.
+//
+// # The mark's lead
+//
+// A generator writes its mark ahead of the IDs it issues, and saves the
+// next one when half the lead is used. The lease suggests a lead of TTL/2
+// ([Lease.MarkAhead]) instead of ringflake.DefaultMarkAhead (1 s): one
+// transaction about every TTL/4 per node rather than two a second, and a
+// generator that keeps issuing through an etcd stall (an election, a slow
+// disk) of up to about TTL/4 before it waits for a save. The cost is what
+// the next holder must skip after a crash, up to the lead; but the crashed
+// holder's key outlives its last mark (the key lives at least 2/3 TTL past
+// the crash, the mark at most TTL/2, with the default RenewEvery), so with
+// clocks in step the next holder waits for nothing. A holder whose clock
+// is behind starts behind the mark by up to the lead, and its strategy
+// decides (wait, borrow time, or fail until the clock catches up).
+// ringflake.WithMarkAhead overrides the lead.
 //
 // # Choosing the TTL
 //
-// The TTL is how long an id of a crashed holder stays unusable, and how
-// long a holder cut off from etcd keeps issuing. Both should be short, but
-// a renewal must succeed within TTL − Margin: with the default RenewEvery
-// of TTL/3, two renewals in a row may fail. 10 s (the default) suits most
-// fleets; etcd grants no less than 1.5 election timeouts (2 s with its
-// defaults).
+// The TTL is how long an id of a crashed holder stays unusable, how long a
+// holder cut off from etcd keeps issuing, and how long a quiet period
+// lasts. All should be short, but a renewal must succeed within
+// TTL − Margin: with the default RenewEvery of TTL/3, two renewals in a
+// row may fail. 10 s (the default) suits most fleets; etcd grants no less
+// than 1.5 election timeouts (2 s with its defaults).
 //
 // A prefix's ids must all be used with layouts of the same node range
 // (Options.Layout); ids are never burned, and [List] shows which are in

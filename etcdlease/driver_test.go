@@ -2,6 +2,7 @@ package etcdlease_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -58,6 +59,20 @@ func (driver) Unreachable(t *testing.T) leasetest.Conn {
 }
 
 func (driver) ErrClosed() error { return etcdlease.ErrClosed }
+
+func (driver) ErrDataLost() error { return etcdlease.ErrDataLost }
+
+func (driver) RangeFull(err error) (int64, bool) {
+	var re *etcdlease.RangeFullError
+	if !errors.As(err, &re) {
+		return 0, false
+	}
+	return re.Nodes, true
+}
+
+// DetectsRestart: etcd loses no committed write in a restart or a
+// failover, so the module does not look for them.
+func (driver) DetectsRestart() bool { return false }
 
 func (driver) TTLUnit() time.Duration { return time.Second }
 
@@ -185,6 +200,13 @@ func (c conn) CorruptMark(t *testing.T, prefix string, node int64) string {
 	_, err := c.c.Put(context.Background(), markKey(prefix, node), "yesterday")
 	require.NoError(t, err)
 	return markKey(prefix, node)
+}
+
+// Settle writes the prefix's epoch as Acquire does.
+func (c conn) Settle(t *testing.T, prefix string) {
+	t.Helper()
+	_, err := c.c.Put(context.Background(), prefix+"/epoch", "settled")
+	require.NoError(t, err)
 }
 
 // WaitConnected waits until the client can read again after a server

@@ -32,6 +32,12 @@ func Example() {
 	} else if err != nil {
 		log.Fatal(err)
 	}
+	// The first lease under a prefix, or the first after etcd lost the
+	// prefix's data, waits out a quiet period of one TTL before it holds
+	// its id; normally this returns at once.
+	if err := lease.WaitHeld(ctx); err != nil {
+		log.Fatal(err)
+	}
 	gen, err := ringflake.New(lease.Node(), ringflake.WithLease(lease)) // the mark is kept with the lease
 	if err != nil {
 		log.Fatal(err)

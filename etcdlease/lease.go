@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -26,6 +27,32 @@ const (
 // ErrClosed is what [Lease.Err] returns after [Lease.Close].
 var ErrClosed = errors.New("etcdlease: lease closed")
 
+// ErrDataLost is matched, together with ringflake.ErrLeaseLost, by the
+// error of a lease lost because etcd no longer has the prefix's epoch: it
+// lost the prefix's data (a new, empty cluster behind the same endpoints)
+// or an operator deleted the epoch to force a quiet period, as after
+// restoring a backup. See the package documentation.
+var ErrDataLost = errors.New("etcdlease: the server lost the prefix's data")
+
+// A RangeFullError reports that every node id of a prefix's range is
+// held. It matches ringflake.ErrNodeUnavailable.
+type RangeFullError struct {
+	Prefix string
+	// Nodes is how many ids the range has: Layout.MaxNode() + 1.
+	Nodes int64
+}
+
+// Error names the prefix and the size of its range.
+func (e *RangeFullError) Error() string {
+	return fmt.Sprintf("%v: etcdlease: all %d node ids under prefix %q are held", ringflake.ErrNodeUnavailable, e.Nodes, e.Prefix)
+}
+
+// Is reports whether target is ringflake.ErrNodeUnavailable.
+func (e *RangeFullError) Is(target error) bool { return target == ringflake.ErrNodeUnavailable }
+
+// errEpochMoved: the prefix's epoch changed while Acquire looked for an id.
+var errEpochMoved = errors.New("etcdlease: the prefix's epoch changed during the acquisition")
+
 // Client is what the leases need of an etcd client: key-value access with
 // transactions, and leases. *clientv3.Client implements it.
 type Client interface {
@@ -38,8 +65,8 @@ type Client interface {
 // Layout's node range.
 type Options struct {
 	// Prefix names the set of node ids the leases share: keys are
-	// "Prefix/lease/<id>", "Prefix/owner/<id>" and "Prefix/mark/<id>".
-	// Default [DefaultPrefix].
+	// "Prefix/lease/<id>", "Prefix/owner/<id>", "Prefix/mark/<id>",
+	// "Prefix/epoch" and "Prefix/quiet". Default [DefaultPrefix].
 	Prefix string
 
 	// Layout gives the range of ids: [0, Layout.MaxNode()]. Default
@@ -62,10 +89,10 @@ type Options struct {
 	// the server's. Default TTL/100 + 2ms.
 	Margin time.Duration
 
-	// Timeout bounds every request the lease makes in the background
-	// (renewals, and marks saved for a generator): the etcd client waits
-	// for an unreachable server until its context ends. Default
-	// RenewEvery.
+	// Timeout bounds every request the lease makes: each request of
+	// Acquire, renewals, marks loaded and saved for a generator, the
+	// revocation of Close. The etcd client waits for an unreachable
+	// server until its context ends. Default RenewEvery.
 	Timeout time.Duration
 
 	// Holder describes the holder for [List]. Default "HOSTNAME/PID".
@@ -97,7 +124,15 @@ func (o Options) settings() (settings, error) {
 		TTLUnit:       time.Second,
 		TTLUnitName:   "seconds",
 	})
-	return settings{Config: c, onEvent: o.OnEvent}, err
+	if err != nil {
+		return settings{}, err
+	}
+	return settings{Config: c, onEvent: o.OnEvent}, nil
+}
+
+// bound limits ctx to Options.Timeout.
+func (s *settings) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.Timeout)
 }
 
 func (s *settings) key(kind string, node int64) string {
@@ -125,9 +160,11 @@ type Lease struct {
 	node     int64
 	token    string // the lease key's value
 	owner    string // the owner key's value: token and holder
+	epoch    string // the prefix's epoch when the id was acquired
 	leaseKey string
 	ownerKey string
 	markKey  string
+	epochKey string
 	leaseID  atomic.Int64 // the etcd lease the lease key is attached to
 	k        *leasekeep.Keeper
 }
@@ -141,31 +178,58 @@ var (
 // [0, Layout.MaxNode()] under opts.Prefix with a transaction that creates
 // the id's key only if it does not exist, and keeps the lease alive in the
 // background until [Lease.Close] or until it is lost. ctx bounds the
-// acquisition only; give it a deadline, as the etcd client waits for an
-// unreachable server until ctx ends.
+// acquisition, and Options.Timeout each request of it.
+//
+// When etcd has no epoch for the prefix (a first start, or a server that
+// lost the prefix's data), or a quiet period is under way, the lease does
+// not hold its id — Held is false, a generator fails with
+// ringflake.ErrLeaseLost — until the quiet period of TTL + Margin since the
+// epoch was made has passed, after which every lease etcd may have
+// forgotten has expired. [Lease.WaitHeld] waits for it.
 //
 // Errors:
-//   - ringflake.ErrNodeUnavailable: every id of the range is held;
+//   - ringflake.ErrNodeUnavailable: every id of the range is held (a
+//     [*RangeFullError]);
 //   - ringflake.ErrInvalidOption: Options that cannot work (a TTL that is
 //     not a positive whole number of seconds, RenewEvery + Margin not
-//     shorter than TTL, negative durations);
-//   - otherwise the client's error (etcd unreachable, ctx done).
+//     shorter than TTL, negative durations), a nil client;
+//   - otherwise the client's error (etcd unreachable, a request longer
+//     than Options.Timeout, ctx done).
 func Acquire(ctx context.Context, client Client, opts Options) (*Lease, error) {
 	s, err := opts.settings()
 	if err != nil {
 		return nil, err
 	}
 	if client == nil {
-		return nil, fmt.Errorf("%w: etcdlease: nil client", ringflake.ErrInvalidOption)
+		return nil, &leasekeep.OptionError{Package: "etcdlease", Reason: "nil client"}
 	}
 	token := leasekeep.NewToken()
 	owner := token + " " + s.Holder
 	sent := s.Clock.Now()
-	grant, err := client.Grant(ctx, int64(s.TTL/time.Second))
+	gctx, cancel := s.bound(ctx)
+	grant, err := client.Grant(gctx, int64(s.TTL/time.Second))
+	cancel()
 	if err != nil {
 		return nil, fmt.Errorf("etcdlease: granting a lease: %w", err)
 	}
-	node, err := claimLowest(ctx, client, &s, grant.ID, token, owner)
+	var (
+		node      int64
+		epoch     string
+		notBefore time.Time
+	)
+	for attempt := 0; ; attempt++ {
+		var quiet time.Duration
+		epoch, quiet, err = ensureEpoch(ctx, client, &s)
+		if err == nil {
+			if quiet > 0 {
+				notBefore = s.Clock.Now().Add(quiet)
+			}
+			node, err = claimLowest(ctx, client, &s, grant.ID, token, owner, epoch)
+		}
+		if !errors.Is(err, errEpochMoved) || attempt == 2 {
+			break
+		}
+	}
 	if err != nil {
 		revoke(client, grant.ID, s.Timeout)
 		return nil, err
@@ -176,21 +240,86 @@ func Acquire(ctx context.Context, client Client, opts Options) (*Lease, error) {
 		node:     node,
 		token:    token,
 		owner:    owner,
+		epoch:    epoch,
 		leaseKey: s.key("lease", node),
 		ownerKey: s.key("owner", node),
 		markKey:  s.key("mark", node),
+		epochKey: s.Prefix + "/epoch",
 	}
 	l.leaseID.Store(int64(grant.ID))
-	l.k = leasekeep.Start(s.Config, node, sent.Add(time.Duration(grant.TTL)*time.Second-s.Margin), l.renew, forward(s.onEvent))
+	l.k = leasekeep.Start(s.Config, node, notBefore, sent.Add(time.Duration(grant.TTL)*time.Second-s.Margin), l.renew, forward(s.onEvent))
 	return l, nil
 }
 
+// ensureEpoch returns the prefix's epoch and how long its quiet period
+// goes on from now (0 when none is under way). A prefix without an epoch
+// is one nobody used yet, or one whose data etcd lost: holders etcd
+// forgot may still be issuing, so it makes the epoch, with a quiet period
+// of TTL + Margin: a key PREFIX/quiet on an etcd lease of its own.
+func ensureEpoch(ctx context.Context, client Client, s *settings) (string, time.Duration, error) {
+	epochKey, quietKey := s.Prefix+"/epoch", s.Prefix+"/quiet"
+	fail := func(err error) (string, time.Duration, error) {
+		return "", 0, fmt.Errorf("etcdlease: reading the epoch of prefix %q: %w", s.Prefix, err)
+	}
+	rctx, cancel := s.bound(ctx)
+	resp, err := client.Txn(rctx).Then(clientv3.OpGet(epochKey), clientv3.OpGet(quietKey)).Commit()
+	cancel()
+	for {
+		if err != nil {
+			return fail(err)
+		}
+		if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
+			var quiet time.Duration
+			if q := resp.Responses[1].GetResponseRange().Kvs; len(q) > 0 && q[0].Lease != 0 {
+				rctx, cancel := s.bound(ctx)
+				ttl, err := client.TimeToLive(rctx, clientv3.LeaseID(q[0].Lease))
+				cancel()
+				if err != nil {
+					return fail(err)
+				}
+				if ttl.TTL >= 0 { // -1: expired; else whole seconds, rounded down
+					quiet = time.Duration(ttl.TTL+1) * time.Second
+				}
+			}
+			return string(kvs[0].Value), quiet, nil
+		}
+		secs := int64((s.Quiet() + time.Second - 1) / time.Second)
+		rctx, cancel := s.bound(ctx)
+		grant, err := client.Grant(rctx, secs)
+		cancel()
+		if err != nil {
+			return fail(err)
+		}
+		epoch := leasekeep.NewToken()
+		rctx, cancel = s.bound(ctx)
+		txn, err := client.Txn(rctx).
+			If(clientv3.Compare(clientv3.CreateRevision(epochKey), "=", 0)).
+			Then(clientv3.OpPut(epochKey, epoch), clientv3.OpPut(quietKey, "", clientv3.WithLease(grant.ID))).
+			Else(clientv3.OpGet(epochKey), clientv3.OpGet(quietKey)).
+			Commit()
+		cancel()
+		if err != nil {
+			revoke(client, grant.ID, s.Timeout)
+			return fail(err)
+		}
+		if txn.Succeeded {
+			// The quiet key lives TTL + Margin (or longer) from the grant,
+			// which was before now.
+			return epoch, time.Duration(grant.TTL) * time.Second, nil
+		}
+		revoke(client, grant.ID, s.Timeout) // another acquirer made the epoch first
+		resp = txn
+	}
+}
+
 // claimLowest creates the lease key of the lowest id that has none, in a
-// transaction that fails when another acquirer created it first; it then
-// tries the next lowest.
-func claimLowest(ctx context.Context, client Client, s *settings, id clientv3.LeaseID, token, owner string) (int64, error) {
-	dir := s.dir("lease")
-	resp, err := client.Get(ctx, dir, clientv3.WithPrefix(), clientv3.WithKeysOnly())
+// transaction that fails when another acquirer created it first or the
+// prefix's epoch is no longer epoch; it then tries the next lowest.
+func claimLowest(ctx context.Context, client Client, s *settings, id clientv3.LeaseID, token, owner, epoch string) (int64, error) {
+	dir, epochKey := s.dir("lease"), s.Prefix+"/epoch"
+	rctx, cancel := s.bound(ctx)
+	resp, err := client.Get(rctx, dir, clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	cancel()
 	if err != nil {
 		return 0, fmt.Errorf("etcdlease: listing node ids: %w", err)
 	}
@@ -207,19 +336,25 @@ func claimLowest(ctx context.Context, client Client, s *settings, id clientv3.Le
 			node++
 		}
 		if node > s.MaxNode {
-			return 0, fmt.Errorf("%w: etcdlease: all %d node ids under prefix %q are held", ringflake.ErrNodeUnavailable, s.MaxNode+1, s.Prefix)
+			return 0, &RangeFullError{Prefix: s.Prefix, Nodes: s.MaxNode + 1}
 		}
 		key := s.key("lease", node)
-		txn, err := client.Txn(ctx).
-			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		rctx, cancel := s.bound(ctx)
+		txn, err := client.Txn(rctx).
+			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0),
+				clientv3.Compare(clientv3.Value(epochKey), "=", epoch)).
 			Then(clientv3.OpPut(key, token, clientv3.WithLease(id)), clientv3.OpPut(s.key("owner", node), owner)).
-			Else(clientv3.OpGet(dir, clientv3.WithPrefix(), clientv3.WithKeysOnly())).
+			Else(clientv3.OpGet(dir, clientv3.WithPrefix(), clientv3.WithKeysOnly()), clientv3.OpGet(epochKey)).
 			Commit()
+		cancel()
 		if err != nil {
 			return 0, fmt.Errorf("etcdlease: acquiring a node id: %w", err)
 		}
 		if txn.Succeeded {
 			return node, nil
+		}
+		if e := txn.Responses[1].GetResponseRange().Kvs; len(e) == 0 || string(e[0].Value) != epoch {
+			return 0, errEpochMoved
 		}
 		kvs = txn.Responses[0].GetResponseRange().Kvs // someone was first: the ids in use now
 	}
@@ -234,8 +369,8 @@ func revoke(client Client, id clientv3.LeaseID, timeout time.Duration) {
 }
 
 // renew keeps the etcd lease alive and checks that the id's key is still
-// ours; when the key or the etcd lease is gone it takes the id again if
-// nobody acquired it since.
+// ours and the prefix's epoch unchanged; when the key or the etcd lease is
+// gone it takes the id again if nobody acquired it since.
 func (l *Lease) renew(ctx context.Context, at time.Time) leasekeep.Renewal {
 	ctx, cancel := context.WithTimeout(ctx, l.s.Timeout)
 	defer cancel()
@@ -247,14 +382,18 @@ func (l *Lease) renew(ctx context.Context, at time.Time) leasekeep.Renewal {
 	if err != nil {
 		return l.failed(err)
 	}
-	resp, err := l.client.Get(ctx, l.leaseKey)
+	resp, err := l.client.Txn(ctx).Then(clientv3.OpGet(l.leaseKey), clientv3.OpGet(l.epochKey)).Commit()
 	if err != nil {
 		return l.failed(err)
 	}
-	if len(resp.Kvs) == 0 {
+	if !l.sameEpoch(resp.Responses[1].GetResponseRange().Kvs) {
+		return l.dataLost()
+	}
+	kvs := resp.Responses[0].GetResponseRange().Kvs
+	if len(kvs) == 0 {
 		return l.retake(ctx, id, at, time.Duration(ka.TTL)*time.Second) // the key was deleted; our etcd lease is alive
 	}
-	kv := resp.Kvs[0]
+	kv := kvs[0]
 	switch {
 	case string(kv.Value) != l.token:
 		return l.lostTo("is held by another holder")
@@ -268,11 +407,17 @@ func (l *Lease) renew(ctx context.Context, at time.Time) leasekeep.Renewal {
 	return leasekeep.Renewal{Kind: leasekeep.Renewed, Sent: at, TTL: time.Duration(ka.TTL) * time.Second}
 }
 
+// sameEpoch reports whether kvs, a read of the epoch key, holds the epoch
+// the lease was acquired in.
+func (l *Lease) sameEpoch(kvs []*mvccpb.KeyValue) bool {
+	return len(kvs) == 1 && string(kvs[0].Value) == l.epoch
+}
+
 // retake sets the id's key again, attached to etcd lease id or, when id is
-// 0, to a new one, if the key does not exist and the owner key still names
-// this lease: nobody acquired the id since. at, the instant the renewal
-// timer fired, precedes the keep-alive or grant whose TTL the key now
-// lives on, so the lease's validity counts from it.
+// 0, to a new one, if the key does not exist, the owner key still names
+// this lease (nobody acquired the id since) and the epoch is unchanged. at,
+// the instant the renewal timer fired, precedes the keep-alive or grant
+// whose TTL the key now lives on, so the lease's validity counts from it.
 func (l *Lease) retake(ctx context.Context, id clientv3.LeaseID, at time.Time, ttl time.Duration) leasekeep.Renewal {
 	if id == 0 {
 		grant, err := l.client.Grant(ctx, int64(l.s.TTL/time.Second))
@@ -283,14 +428,19 @@ func (l *Lease) retake(ctx context.Context, id clientv3.LeaseID, at time.Time, t
 	}
 	txn, err := l.client.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(l.leaseKey), "=", 0),
-			clientv3.Compare(clientv3.Value(l.ownerKey), "=", l.owner)).
+			clientv3.Compare(clientv3.Value(l.ownerKey), "=", l.owner),
+			clientv3.Compare(clientv3.Value(l.epochKey), "=", l.epoch)).
 		Then(clientv3.OpPut(l.leaseKey, l.token, clientv3.WithLease(id))).
+		Else(clientv3.OpGet(l.epochKey)).
 		Commit()
 	if err != nil {
 		return l.failed(err)
 	}
 	if !txn.Succeeded {
 		revoke(l.client, id, l.s.Timeout)
+		if !l.sameEpoch(txn.Responses[0].GetResponseRange().Kvs) {
+			return l.dataLost()
+		}
 		return l.lostTo("was acquired by another holder since this lease held it")
 	}
 	if old := l.leaseID.Swap(int64(id)); old != int64(id) {
@@ -307,14 +457,38 @@ func (l *Lease) lostTo(what string) leasekeep.Renewal {
 	return leasekeep.Renewal{Kind: leasekeep.Lost, Err: fmt.Errorf("%w: etcdlease: node %d %s", ringflake.ErrLeaseLost, l.node, what)}
 }
 
+func (l *Lease) dataLost() leasekeep.Renewal {
+	return leasekeep.Renewal{Kind: leasekeep.Lost, Err: fmt.Errorf("%w: %w: prefix %q has no epoch %s any more (node %d)",
+		ringflake.ErrLeaseLost, ErrDataLost, l.s.Prefix, l.epoch, l.node)}
+}
+
 // Node returns the leased node id.
 func (l *Lease) Node() int64 { return l.node }
 
 // Held reports whether the lease certainly holds the id: the last
 // successful keep-alive was sent less than TTL − Margin ago on the lease's
-// clock, and no renewal found the id taken. It is one atomic load; a
-// timer, not the caller, reads the clock.
+// clock, no renewal found the id taken, and no quiet period is under way.
+// It compares that instant with the clock (monotonic time, with the system
+// clock) on every call, so a renewal goroutine that runs late cannot
+// stretch it; it costs two atomic loads and a clock reading.
 func (l *Lease) Held() bool { return l.k.Held() }
+
+// WaitHeld blocks until [Lease.Held] is true and returns nil: at once,
+// normally; at the end of the quiet period after a first start under the
+// prefix or a server that lost the prefix's data; when a renewal succeeds
+// after an outage. It returns [Lease.Err] when the lease ends first, and
+// ctx's error when ctx is done first.
+func (l *Lease) WaitHeld(ctx context.Context) error { return l.k.Wait(ctx) }
+
+// MarkAhead returns TTL/2: the lead with which a generator that keeps its
+// high-water mark with the lease writes it, unless ringflake.WithMarkAhead
+// says otherwise. A generator then saves a mark about every TTL/4 instead
+// of twice a second, and keeps issuing through an etcd stall (an
+// election, a slow disk) of up to about TTL/4 before it waits for a save;
+// after a crash the next holder cannot get the id before the crashed
+// holder's mark is in the past (the key outlives the mark), so a longer
+// lead costs a new holder nothing unless its clock is behind.
+func (l *Lease) MarkAhead() time.Duration { return l.s.MarkAhead() }
 
 // Done returns a channel that is closed when the lease ends for good: it
 // was lost (another holder holds or took the id) or closed. [Lease.Err]

@@ -6,10 +6,13 @@
 // It lives in its own module, github.com/ringflake/ringflake/redislease, so
 // that the core module does not depend on a Redis client; its name keeps
 // it apart from go-redis's package redis. It needs Redis 5 or later
-// (tested on 7.0). Every key of a prefix hashes to one Redis Cluster slot,
-// so the scripts also suit a cluster (untested here).
+// (tested on 7.0), and a client allowed to run INFO inside scripts. Every
+// key of a prefix hashes to one Redis Cluster slot, so the scripts also
+// suit a cluster (untested here).
 //
+//	client := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
 //	lease, err := redislease.Acquire(ctx, client, redislease.Options{TTL: 10 * time.Second})
+//	err = lease.WaitHeld(ctx) // at once, or after a quiet period (below)
 //	gen, err := ringflake.New(lease.Node(), ringflake.WithLease(lease))
 //	...
 //	gen.Close(ctx)   // saves the exact high-water mark through the lease
@@ -17,11 +20,15 @@
 //
 // # How an id is held
 //
-// [Acquire] runs one Lua script that tries SET {prefix}:lease:<id> TOKEN NX
-// PX ttl for id 0, 1, 2, … and stops at the first that succeeds: the
-// lowest free id, with a random 128-bit token, atomically, so two
-// acquirers never get the same id. The script also records the token as
-// the id's latest acquirer in {prefix}:node:<id>, a hash without TTL.
+// [Acquire] runs a Lua script that tries SET {prefix}:lease:<id> TOKEN NX
+// PX ttl for ids 0, 1, 2, … and stops at the first that succeeds, with a
+// random 128-bit token. Each SET NX is atomic, so two acquirers never get
+// the same id. The script tries 1024 ids per call and Acquire calls it
+// again for the next 1024 while none is free, so that a large range that
+// is mostly held (65,536 ids with some layouts) does not block Redis for
+// the whole scan: the id is the lowest free one, unless a lower one was
+// freed while later chunks were tried. The script also records the token
+// as the id's latest acquirer in {prefix}:node:<id>, a hash without TTL.
 //
 // (The allocation this replaces kept one id per datacenter and IP address
 // for ever and drew new ones with INCR: two processes behind one address
@@ -29,19 +36,21 @@
 // past the node range onto ids in use, and nothing noticed a lost id.)
 //
 // A background goroutine renews every RenewEvery (TTL/3 by default) with
-// a script that resets the TTL only if the key still holds the token.
-// [Lease.Held] — which a generator calls on every ID — is an atomic load:
-// a timer on the lease's clock turns it false at
+// a script that resets the TTL only if the key still holds the token. The
+// lease holds the id until
 //
 //	(instant the last successful renewal was sent) + TTL − Margin
 //
-// Measuring from the send, not from the reply, means the server's TTL
-// started no earlier than the instant the lease counts from; Margin
-// (TTL/100 + 2ms by default) covers the holder's clock running slower than
-// the server's. When renewals fail — Redis down, a partition — Held turns
-// false once the lease may have expired, generators fail with
-// ringflake.ErrLeaseLost, and renewals go on: when one succeeds and the key
-// still holds the token, Held turns true again.
+// on its clock. Measuring from the send, not from the reply, means the
+// server's TTL started no earlier than the instant the lease counts from;
+// Margin (TTL/100 + 2ms by default) covers the holder's clock running
+// slower than the server's. [Lease.Held] — which a generator calls on
+// every ID — compares that instant with the clock (monotonic time) on
+// every call, so a renewal goroutine that runs late (a long GC pause, a
+// loaded machine) cannot stretch the lease. When renewals fail — Redis
+// down, a partition — Held turns false once the lease may have expired,
+// generators fail with ringflake.ErrLeaseLost, and renewals go on: when one
+// succeeds and the key still holds the token, Held turns true again.
 //
 // When a renewal finds the key gone (expired, or deleted by hand) and the
 // node hash still names this lease's token, nobody acquired the id in
@@ -51,43 +60,119 @@
 // why. The service should then acquire a new lease and start a new
 // generator.
 //
+// # Requests and timeouts
+//
+// Options.Timeout bounds every request a lease makes — each script call
+// of Acquire and [List], renewals, marks, the release of Close — and the
+// lease enforces it itself: go-redis ignores context deadlines unless the
+// client has ContextTimeoutEnabled (off by default), so a lease stops
+// waiting at the deadline whatever the client's options, and the call it
+// abandons runs out in the background (it may still reach the server:
+// a late renewal only extends the key, a late mark is one the generator
+// did not count on, a late acquisition holds an id nobody uses until its
+// TTL). Set ContextTimeoutEnabled all the same, so that an abandoned call
+// also gives its connection back at the deadline rather than at the
+// client's ReadTimeout.
+//
+// # When Redis loses data
+//
+// A lease is only as good as the server's memory of it. If Redis forgets
+// that A holds an id — it restarted without persistence, lost its last
+// second (appendfsync everysec), was restored from an old snapshot, or
+// failed over to a replica that had not received the latest writes — A
+// still holds the id by its own count until its next renewal tells it
+// otherwise, while B can acquire the same id at once and load an old mark,
+// or none. Both would issue identical IDs.
+//
+// So every script first checks the prefix's epoch, {prefix}:epoch, a hash
+// without TTL holding a random value and the run_id of the Redis process
+// that last ran a script (from INFO, which is why the client must be
+// allowed to run it):
+//
+//   - no epoch: a prefix nobody used yet, or a server that lost the
+//     prefix's data (restart without persistence, FLUSHALL, an empty
+//     replica). Acquire makes a new epoch and starts a quiet period;
+//     renewals of leases of the old epoch report them lost for good (the
+//     error matches [ErrDataLost]).
+//   - another run_id: the server process changed (a restart, a failover)
+//     and may have lost its latest writes. A quiet period starts; the
+//     epoch stays, so holders whose keys survived keep them.
+//
+// During a quiet period — TTL + Margin, by which time every lease the
+// server may have forgotten has expired even by its holder's count — ids
+// are handed out as usual, but a lease that takes one (by Acquire, or
+// again after its key vanished) does not hold it before the period ends:
+// Held is false and generators fail with ringflake.ErrLeaseLost. Use
+// [Lease.WaitHeld] to wait for it. A fleet's first start under a new
+// prefix waits once, for the same reason: the server cannot tell a new
+// prefix from a lost one. Leases that share a prefix should share a TTL:
+// the quiet period is the TTL of the lease that found the loss.
+//
+// What remains:
+//
+//   - Marks. A server that loses data loses marks: the next holder of an
+//     id starts from its own clock. After a quiet period the previous
+//     holder has stopped, so its IDs are behind the new holder's unless the
+//     new holder's clock is behind the old one's by more than about the
+//     margin. A holder whose key survived a restart that lost its latest
+//     mark keeps issuing correctly, but if it crashes before it saves a
+//     mark again (within about TTL/4), the next holder of its id starts
+//     from the older mark.
+//   - What INFO cannot tell. A loss without a change of process — an
+//     operator deleting keys, a proxy in front of several servers that
+//     hides their run_ids — is not detected. After restoring data by
+//     hand, delete {prefix}:epoch: every holder then loses its lease and
+//     the next acquirer waits out a quiet period.
+//   - Server clocks. Redis expires keys by its wall clock; a forward step
+//     of the server's clock expires leases early. Renewals then retake or
+//     lose them, and the fenced marks keep IDs unique.
+//
+// A Redis with appendonly yes and appendfsync always, without failover to
+// asynchronous replicas, loses nothing on a crash; a restart then costs
+// only the quiet period for ids taken during it. Use etcd
+// (github.com/ringflake/ringflake/etcdlease) where failover matters.
+//
 // # Fencing, and a paused process
 //
-// Held is a local belief. A process paused longer than the TTL (a stopped
-// VM, a long GC pause, SIGSTOP) resumes with Held still true until its
-// timer goroutine runs, and may issue a few IDs under an id that someone
-// else holds by then. What keeps those IDs unique is the high-water mark:
-// the lease implements [ringflake.MarkStore], the mark lives in the node
-// hash (no TTL: marks outlive leases), and a save succeeds only while the
-// lease key holds the saver's token (the token is the fencing token, and
-// the check is in the script). A generator never issues past its last
-// saved mark, and the next holder of the id starts after that mark, so the
-// paused process's IDs stay below the next holder's. This holds only when
-// the generator keeps its mark with the lease — the default when no
-// ringflake.WithMarkStore is given.
+// Held is a local belief, checked before each ID is issued: a process
+// paused between that check and the ID's use (a stopped VM, a long GC
+// pause, SIGSTOP), or for longer than the TTL in the middle of a call, may
+// issue an ID under an id that someone else holds by then. What keeps
+// those IDs unique is the high-water mark: the lease implements
+// [ringflake.MarkStore], the mark lives in the node hash (no TTL: marks
+// outlive leases), and a save succeeds only while the lease key holds the
+// saver's token (the token is the fencing token, and the check is in the
+// script). A generator never issues past its last saved mark, and the next
+// holder of the id starts after that mark, so the paused process's IDs
+// stay below the next holder's. This holds only when the generator keeps
+// its mark with the lease — the default when no ringflake.WithMarkStore is
+// given.
 //
-// # What Redis must provide
+// # The mark's lead
 //
-// Marks are only as durable as the server: with appendonly yes and
-// appendfsync always, a saved mark survives a server crash; with the
-// default snapshotting a crash can lose the latest marks, and a new holder
-// whose clock is behind could then re-issue IDs of the lost interval. A
-// failover to a replica that had not received the latest writes has the
-// same effect (and can hand one id to two holders for up to one TTL):
-// marks and leases are as consistent as Redis is. Redis expires keys by
-// its own wall clock, so a forward step of the server's clock can expire
-// a lease early; renewals then retake or lose it, and the fenced marks
-// keep IDs unique. If the node hash is lost (FLUSHALL, a server without
-// persistence restarted), holders cannot prove that nobody held their id
-// in between and their leases are lost for good.
+// A generator writes its mark ahead of the IDs it issues, and saves the
+// next one when half the lead is used. The lease suggests a lead of TTL/2
+// ([Lease.MarkAhead]) instead of ringflake.DefaultMarkAhead (1 s): one
+// save about every TTL/4 per node rather than two a second, and a
+// generator that keeps issuing through a Redis pause of up to about TTL/4
+// before it waits for a save. The cost is what the next holder must skip
+// after a crash, up to the lead; but the crashed holder's key outlives its
+// last mark (the key lives at least 2/3 TTL past the crash, the mark at
+// most TTL/2, with the default RenewEvery), so with clocks in step the
+// next holder waits for nothing.
+// A restart that resumes the same id after losing its lease, or a new
+// holder whose clock is behind, starts behind the mark by up to the lead,
+// and its strategy decides (wait, borrow time, or fail until the clock
+// catches up). ringflake.WithMarkAhead overrides the lead.
 //
 // # Choosing the TTL
 //
-// The TTL is how long an id of a crashed holder stays unusable, and how
-// long a holder cut off from Redis keeps issuing. Both should be short,
-// but a renewal must succeed within TTL − Margin: with the default
-// RenewEvery of TTL/3, two renewals in a row may fail. 10 s (the default)
-// suits most fleets; go lower only with a fast, close Redis.
+// The TTL is how long an id of a crashed holder stays unusable, how long
+// a holder cut off from Redis keeps issuing, and how long a quiet period
+// lasts. All should be short, but a renewal must succeed within
+// TTL − Margin: with the default RenewEvery of TTL/3, two renewals in a
+// row may fail. 10 s (the default) suits most fleets; go lower only with a
+// fast, close Redis.
 //
 // Leases and keys: a prefix's ids must all be used with layouts of the
 // same node range (Options.Layout); ids are never burned, and

@@ -2,10 +2,12 @@ package redislease_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,6 +64,20 @@ func (driver) Unreachable(t *testing.T) leasetest.Conn {
 }
 
 func (driver) ErrClosed() error { return redislease.ErrClosed }
+
+func (driver) ErrDataLost() error { return redislease.ErrDataLost }
+
+func (driver) RangeFull(err error) (int64, bool) {
+	var re *redislease.RangeFullError
+	if !errors.As(err, &re) {
+		return 0, false
+	}
+	return re.Nodes, true
+}
+
+// DetectsRestart: the scripts compare the server's run_id with the one
+// they saw last.
+func (driver) DetectsRestart() bool { return true }
 
 func (driver) TTLUnit() time.Duration { return time.Millisecond }
 
@@ -175,6 +191,28 @@ func (c conn) CorruptMark(t *testing.T, prefix string, node int64) string {
 	t.Helper()
 	require.NoError(t, c.c.HSet(context.Background(), nodeKey(prefix, node), "mark", "yesterday").Err())
 	return nodeKey(prefix, node)
+}
+
+// Settle writes the prefix's epoch as the scripts do, with the server's
+// run_id, so that the scripts see neither a missing epoch nor a restart.
+func (c conn) Settle(t *testing.T, prefix string) {
+	t.Helper()
+	ctx := context.Background()
+	require.NoError(t, c.c.HSet(ctx, "{"+prefix+"}:epoch", "id", "settled", "run", runID(t, c.c)).Err())
+}
+
+// runID returns the run_id of the server c talks to.
+func runID(t *testing.T, c *redis.Client) string {
+	t.Helper()
+	info, err := c.Info(context.Background(), "server").Result()
+	require.NoError(t, err)
+	for _, line := range strings.Split(info, "\n") {
+		if id, ok := strings.CutPrefix(strings.TrimSpace(line), "run_id:"); ok {
+			return id
+		}
+	}
+	t.Fatalf("no run_id in INFO server: %q", info)
+	return ""
 }
 
 // WaitConnected waits until the client reaches the server again: it dials

@@ -17,7 +17,9 @@ import (
 // a Redis server.)
 func Example() {
 	ctx := context.Background()
-	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	// ContextTimeoutEnabled lets go-redis give up at the lease's deadlines
+	// too (the lease stops waiting at Options.Timeout in any case).
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true})
 	defer client.Close()
 
 	lease, err := redislease.Acquire(ctx, client, redislease.Options{
@@ -27,6 +29,12 @@ func Example() {
 	if errors.Is(err, ringflake.ErrNodeUnavailable) {
 		log.Fatal("every node id is in use: ", err)
 	} else if err != nil {
+		log.Fatal(err)
+	}
+	// The first lease under a prefix, or the first after Redis restarted
+	// or lost data, waits out a quiet period of one TTL before it holds
+	// its id; normally this returns at once.
+	if err := lease.WaitHeld(ctx); err != nil {
 		log.Fatal(err)
 	}
 	gen, err := ringflake.New(lease.Node(), ringflake.WithLease(lease)) // the mark is kept with the lease

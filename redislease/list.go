@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ringflake/ringflake/internal/leasekeep"
 )
 
 // A Holding is a node id in use, as [List] reports it.
@@ -24,11 +26,11 @@ type Holding struct {
 const listChunk = 1024
 
 // List returns the ids in use under opts.Prefix in [0, Layout.MaxNode()],
-// in ascending order, for an operator. Only Prefix and Layout of opts
-// matter. It is a snapshot taken in chunks of 1024 ids: ids acquired or
-// released while it runs may or may not appear. Errors:
-// ringflake.ErrInvalidOption for Options that cannot work, otherwise the
-// client's.
+// in ascending order, for an operator. Only Prefix, Layout and Timeout
+// (which bounds each script call) of opts matter. It is a snapshot
+// taken in chunks of 1024 ids: ids acquired or released while it runs may
+// or may not appear. Errors: ringflake.ErrInvalidOption for Options that
+// cannot work, otherwise the client's, context.DeadlineExceeded or ctx's.
 func List(ctx context.Context, client redis.Scripter, opts Options) ([]Holding, error) {
 	s, err := opts.settings()
 	if err != nil {
@@ -37,7 +39,9 @@ func List(ctx context.Context, client redis.Scripter, opts Options) ([]Holding, 
 	var out []Holding
 	for from := int64(0); from <= s.MaxNode; from += listChunk {
 		to := min(from+listChunk-1, s.MaxNode)
-		rows, err := listScript.Run(ctx, client, []string{s.keyBase()}, from, to).Slice()
+		rows, err := leasekeep.Call(ctx, s.Timeout, func(ctx context.Context) ([]any, error) {
+			return listScript.Run(ctx, client, []string{s.keyBase()}, from, to).Slice()
+		})
 		if err != nil {
 			return nil, fmt.Errorf("redislease: listing node ids: %w", err)
 		}

@@ -13,40 +13,106 @@ import "github.com/redis/go-redis/v9"
 //	{p}:lease:<id>  the lease: the holder's random token, with a TTL
 //	{p}:node:<id>   a hash without TTL: token and holder of the latest
 //	                acquirer, and the node's high-water mark (mark)
+//	{p}:epoch       a hash without TTL: the prefix's epoch (id), a random
+//	                value made when the key is missing, and the run_id of
+//	                the server process that last ran a script (run)
+//	{p}:quiet       present, with a TTL, while ids taken now must not be
+//	                used: TTL + Margin after the epoch was made or the
+//	                server process changed
 
-// acquireScript takes the lowest free id: the first {p}:lease:<id> that
-// SET NX creates. KEYS[1] = "{p}"; ARGV = max id, token, TTL in ms, holder.
-// Returns the id, or -1 when every id is held.
-var acquireScript = redis.NewScript(`
+// guard is the start of every script that reads or makes the epoch. With
+// KEYS[1] = "{p}", create (a new epoch value, or "" to never make one) and
+// quiet (the quiet period in ms), it returns the prefix's epoch (false
+// when there is none and create is "") and the quiet period left in ms.
+//
+// A missing epoch means a prefix nobody used yet, or a server that lost
+// the prefix's data (restarted without persistence, FLUSHALL): holders
+// the server forgot may still be issuing, so the epoch is made again and
+// a quiet period starts. A run_id that changed means the server process
+// changed (a restart, a failover to a replica), which may have lost the
+// latest writes (snapshots, appendfsync everysec, asynchronous
+// replication): a quiet period starts too, but the epoch stays, so that
+// holders whose keys survived keep them.
+//
+// INFO is nondeterministic: Redis before 7 replicates a script that calls
+// it by its effects only when asked to.
+const guard = `
+if redis.replicate_commands then redis.replicate_commands() end
+local function guard(p, create, quiet)
+  local run = string.match(redis.call('INFO', 'server'), 'run_id:(%w+)')
+  if not run then
+    return nil, 'redislease: the server reports no run_id in INFO server'
+  end
+  local e = redis.call('HMGET', p .. ':epoch', 'id', 'run')
+  local epoch, fresh = e[1], false
+  if not epoch then
+    if create == '' then
+      return false, 0
+    end
+    epoch, fresh = create, true
+    redis.call('HSET', p .. ':epoch', 'id', epoch, 'run', run)
+  elseif e[2] ~= run then
+    redis.call('HSET', p .. ':epoch', 'run', run)
+    fresh = true
+  end
+  local left = redis.call('PTTL', p .. ':quiet')
+  if fresh and left < tonumber(quiet) then
+    redis.call('SET', p .. ':quiet', '1', 'PX', quiet)
+    left = tonumber(quiet)
+  end
+  return epoch, math.max(left, 0)
+end
+`
+
+// acquireScript takes the lowest free id of [from, to]: the first
+// {p}:lease:<id> that SET NX creates. KEYS[1] = "{p}"; ARGV = from, to,
+// token, TTL in ms, holder, new epoch, quiet period in ms. Returns {id,
+// epoch, quiet ms left}, with id -1 when every id of the chunk is held.
+var acquireScript = redis.NewScript(guard + `
 local p = KEYS[1]
-for i = 0, tonumber(ARGV[1]) do
-  if redis.call('SET', p .. ':lease:' .. i, ARGV[2], 'NX', 'PX', ARGV[3]) then
-    redis.call('HSET', p .. ':node:' .. i, 'token', ARGV[2], 'holder', ARGV[4])
-    return i
+local epoch, quiet = guard(p, ARGV[6], ARGV[7])
+if not epoch then
+  return redis.error_reply(quiet)
+end
+for i = tonumber(ARGV[1]), tonumber(ARGV[2]) do
+  if redis.call('SET', p .. ':lease:' .. i, ARGV[3], 'NX', 'PX', ARGV[4]) then
+    redis.call('HSET', p .. ':node:' .. i, 'token', ARGV[3], 'holder', ARGV[5])
+    return {i, epoch, quiet}
   end
 end
-return -1
+return {-1, epoch, quiet}
 `)
 
 // renewScript extends a lease, or takes the id again when its key is gone
 // and nobody acquired the id since (the node hash still names our token).
-// KEYS = lease key, node key; ARGV = token, TTL in ms.
-// Returns 1 renewed, 2 taken again, 0 another token holds it, -1 the key
-// is gone and someone else acquired the id since.
-var renewScript = redis.NewScript(`
-local cur = redis.call('GET', KEYS[1])
-if cur == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
+// KEYS[1] = "{p}"; ARGV = id, token, TTL in ms, epoch, quiet period in
+// ms. Returns {1, 0} renewed, {2, quiet ms left} taken again, {0, 0}
+// another token holds it, {-1, 0} the key is gone and someone else
+// acquired the id since, {-2, 0} the epoch is not ours: the server lost
+// the prefix's data.
+var renewScript = redis.NewScript(guard + `
+local p = KEYS[1]
+local epoch, quiet = guard(p, '', ARGV[5])
+if epoch == nil then
+  return redis.error_reply(quiet)
+end
+if epoch ~= ARGV[4] then
+  return {-2, 0}
+end
+local lease = p .. ':lease:' .. ARGV[1]
+local cur = redis.call('GET', lease)
+if cur == ARGV[2] then
+  redis.call('PEXPIRE', lease, ARGV[3])
+  return {1, 0}
 end
 if cur then
-  return 0
+  return {0, 0}
 end
-if redis.call('HGET', KEYS[2], 'token') ~= ARGV[1] then
-  return -1
+if redis.call('HGET', p .. ':node:' .. ARGV[1], 'token') ~= ARGV[2] then
+  return {-1, 0}
 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 2
+redis.call('SET', lease, ARGV[2], 'PX', ARGV[3])
+return {2, quiet}
 `)
 
 // releaseScript deletes the lease key if it still holds our token.

@@ -39,6 +39,9 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return usagef("-format: %v", err)
 	}
+	if *state != "" && isLease(*nodeFlag) {
+		return usagef("-state: a leased node id keeps its high-water mark with the lease; -state is for fixed node ids")
+	}
 	ctx := context.Background()
 	nd, err := resolveNode(ctx, *nodeFlag, layout)
 	if err != nil {
@@ -53,8 +56,6 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	opts := []ringflake.Option{ringflake.WithLayout(layout), ringflake.WithStrategy(strategy)}
 	switch {
-	case nd.lease != nil && *state != "":
-		return usagef("-state: a leased node id keeps its high-water mark with the lease; -state is for fixed node ids")
 	case nd.lease != nil:
 		opts = append(opts, ringflake.WithLease(nd.lease))
 	case *state != "":

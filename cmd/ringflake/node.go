@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,9 +22,10 @@ import (
 )
 
 const nodeHelp = `node id: N, env:VAR (decimal id in $VAR), ordinal[:HOST] (StatefulSet
-ordinal at the end of HOST, default this host's name), or a lease:
-redis://[USER:PASS@]HOST:PORT[/DB][?prefix=P&ttl=10s] or
-etcd://HOST:PORT[,HOST:PORT...][?prefix=P&ttl=10s]`
+ordinal at the end of HOST, NAME-N; default this host's name), or a lease:
+redis://[USER:PASS@]HOST[:PORT][/DB][?prefix=P&ttl=10s] (rediss:// for TLS) or
+etcd://HOST:PORT[,HOST:PORT...][?prefix=P&ttl=10s]. The first lease under a
+prefix, or after the server lost data, waits one TTL before it issues`
 
 // acquireTimeout bounds taking a lease, and giving it back.
 const acquireTimeout = 10 * time.Second
@@ -34,9 +38,20 @@ type node struct {
 	release func(context.Context) error
 }
 
+// isLease reports whether the -node flag names a coordination service.
+func isLease(spec string) bool {
+	for _, scheme := range []string{"redis://", "rediss://", "etcd://"} {
+		if strings.HasPrefix(spec, scheme) {
+			return true
+		}
+	}
+	return false
+}
+
 // resolveNode turns the -node flag into a node id for layout l, taking a
 // lease when the flag names a coordination service. Problems with the
-// flag's syntax are usage errors; a service that cannot give an id is not.
+// flag's syntax are usage errors that name the bad part; a service that
+// cannot give an id is not.
 func resolveNode(ctx context.Context, spec string, l ringflake.Layout) (node, error) {
 	var src ringflake.NodeSource
 	switch {
@@ -45,13 +60,24 @@ func resolveNode(ctx context.Context, spec string, l ringflake.Layout) (node, er
 	case strings.HasPrefix(spec, "etcd://"):
 		return etcdNode(ctx, spec, l)
 	case strings.HasPrefix(spec, "env:"):
-		src = ringflake.EnvNode(strings.TrimPrefix(spec, "env:"))
+		name := strings.TrimPrefix(spec, "env:")
+		if name == "" {
+			return node{}, usagef("-node %q: no variable name after env:", spec)
+		}
+		src = ringflake.EnvNode(name)
 	case spec == "ordinal" || strings.HasPrefix(spec, "ordinal:"):
-		src = ringflake.OrdinalNode(strings.TrimPrefix(strings.TrimPrefix(spec, "ordinal"), ":"))
+		host := strings.TrimPrefix(strings.TrimPrefix(spec, "ordinal"), ":")
+		if strings.HasPrefix(spec, "ordinal:") && !endsInOrdinal(host) {
+			return node{}, usagef("-node %q: host name %q does not end in -N, as a StatefulSet's pods do (NAME-N)", spec, host)
+		}
+		src = ringflake.OrdinalNode(host)
 	default:
+		if !isDecimal(strings.TrimPrefix(spec, "-")) {
+			return node{}, usagef("-node %q: not a decimal node id; want %s", spec, nodeHelp)
+		}
 		n, err := strconv.ParseInt(spec, 10, 64)
 		if err != nil {
-			return node{}, usagef("-node %q: want %s", spec, nodeHelp)
+			return node{}, usagef("-node %q: %v", spec, err)
 		}
 		src = ringflake.StaticNode(n)
 	}
@@ -62,27 +88,72 @@ func resolveNode(ctx context.Context, spec string, l ringflake.Layout) (node, er
 	return node{id: id}, nil
 }
 
-// leaseQuery takes the lease options ringflake reads from a URL's query
-// (prefix, ttl) and returns the query without them.
-func leaseQuery(u *url.URL) (prefix string, ttl time.Duration, rest url.Values, err error) {
-	rest = u.Query()
-	prefix = rest.Get("prefix")
-	if v := rest.Get("ttl"); v != "" {
-		if ttl, err = time.ParseDuration(v); err != nil {
-			return "", 0, nil, usagef("-node: ttl=%q is not a duration", v)
+// isDecimal reports whether s is one or more decimal digits, without a
+// sign.
+func isDecimal(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
 		}
 	}
-	rest.Del("prefix")
-	rest.Del("ttl")
-	return prefix, ttl, rest, nil
+	return true
+}
+
+// endsInOrdinal reports whether the first label of host is NAME-N: a name
+// that does not end in '-', a '-', and decimal digits.
+func endsInOrdinal(host string) bool {
+	label, _, _ := strings.Cut(host, ".")
+	i := strings.LastIndexByte(label, '-')
+	return i > 0 && label[i-1] != '-' && isDecimal(label[i+1:])
+}
+
+// leaseQuery takes the lease options ringflake reads from a -node query
+// (prefix, ttl) and returns the query without them.
+func leaseQuery(spec string, q url.Values) (prefix string, ttl time.Duration, rest url.Values, err error) {
+	prefix = q.Get("prefix")
+	if v := q.Get("ttl"); v != "" {
+		if ttl, err = time.ParseDuration(v); err != nil || ttl <= 0 {
+			return "", 0, nil, usagef("-node %q: ttl=%q is not a positive duration", spec, v)
+		}
+	}
+	q.Del("prefix")
+	q.Del("ttl")
+	return prefix, ttl, q, nil
+}
+
+// waitTimeout bounds the wait for a new lease to hold its id: a quiet
+// period of TTL + Margin after a first start, or after the server lost
+// data, and then some.
+func waitTimeout(ttl time.Duration) time.Duration {
+	if ttl == 0 {
+		ttl = redislease.DefaultTTL // etcdlease's is the same
+	}
+	return 2*ttl + acquireTimeout
+}
+
+// noFragment rejects a -node URL with a fragment: nothing reads it.
+func noFragment(spec string) error {
+	if _, frag, ok := strings.Cut(spec, "#"); ok {
+		return usagef("-node %q: fragment %q: a -node URL has none", spec, "#"+frag)
+	}
+	return nil
 }
 
 func redisNode(ctx context.Context, spec string, l ringflake.Layout) (node, error) {
+	if err := noFragment(spec); err != nil {
+		return node{}, err
+	}
 	u, err := url.Parse(spec)
 	if err != nil {
 		return node{}, usagef("-node %q: %v", spec, err)
 	}
-	prefix, ttl, rest, err := leaseQuery(u)
+	if u.Hostname() == "" {
+		return node{}, usagef("-node %q: no host; want %s://HOST[:PORT]", spec, u.Scheme)
+	}
+	prefix, ttl, rest, err := leaseQuery(spec, u.Query())
 	if err != nil {
 		return node{}, err
 	}
@@ -91,51 +162,86 @@ func redisNode(ctx context.Context, spec string, l ringflake.Layout) (node, erro
 	if err != nil {
 		return node{}, usagef("-node %q: %v", spec, err)
 	}
+	// Let go-redis itself give up at the lease's deadlines too (the
+	// lease stops waiting then in any case), freeing the connection.
+	opts.ContextTimeoutEnabled = true
 	redis.SetLogger(quietRedis{}) // the error below says what went wrong; go-redis's own log lines only repeat it
 	client := redis.NewClient(opts)
-	ctx, cancel := context.WithTimeout(ctx, acquireTimeout)
+	actx, cancel := context.WithTimeout(ctx, acquireTimeout)
 	defer cancel()
-	lease, err := redislease.Acquire(ctx, client, redislease.Options{Prefix: prefix, Layout: l, TTL: ttl})
+	lease, err := redislease.Acquire(actx, client, redislease.Options{Prefix: prefix, Layout: l, TTL: ttl})
 	if err != nil {
 		return node{}, errors.Join(fmt.Errorf("leasing a node id from %s: %w", u.Host, err), client.Close())
 	}
-	return node{id: lease.Node(), lease: lease, release: func(ctx context.Context) error {
-		return errors.Join(lease.Close(ctx), client.Close())
-	}}, nil
+	release := func(ctx context.Context) error { return errors.Join(lease.Close(ctx), client.Close()) }
+	return held(ctx, node{id: lease.Node(), lease: lease, release: release}, lease.WaitHeld, ttl)
 }
 
+// etcdNode takes a lease from etcd. The -node value is parsed by hand:
+// net/url cannot parse a list of endpoints with IPv6 addresses.
 func etcdNode(ctx context.Context, spec string, l ringflake.Layout) (node, error) {
-	u, err := url.Parse(spec)
+	if err := noFragment(spec); err != nil {
+		return node{}, err
+	}
+	hosts, query, _ := strings.Cut(strings.TrimPrefix(spec, "etcd://"), "?")
+	if user, _, ok := strings.Cut(hosts, "@"); ok {
+		return node{}, usagef("-node %q: credentials %q: etcd user names and passwords are not supported", spec, user+"@")
+	}
+	if h, path, ok := strings.Cut(hosts, "/"); ok {
+		if path != "" {
+			return node{}, usagef("-node %q: path %q: want etcd://HOST:PORT[,HOST:PORT...][?prefix=P&ttl=10s]", spec, "/"+path)
+		}
+		hosts = h
+	}
+	var endpoints []string
+	for i, ep := range strings.Split(hosts, ",") {
+		host, port, err := net.SplitHostPort(ep)
+		if p, perr := strconv.Atoi(port); err != nil || host == "" || !isDecimal(port) || perr != nil || p < 1 || p > 65535 {
+			return node{}, usagef("-node %q: endpoint %d, %q, is not HOST:PORT", spec, i+1, ep)
+		}
+		endpoints = append(endpoints, "http://"+ep)
+	}
+	q, err := url.ParseQuery(query)
 	if err != nil {
 		return node{}, usagef("-node %q: %v", spec, err)
 	}
-	prefix, ttl, rest, err := leaseQuery(u)
+	prefix, ttl, rest, err := leaseQuery(spec, q)
 	if err != nil {
 		return node{}, err
 	}
-	if len(rest) > 0 || u.Path != "" && u.Path != "/" || u.Host == "" {
-		return node{}, usagef("-node %q: want etcd://HOST:PORT[,HOST:PORT...][?prefix=P&ttl=10s]", spec)
-	}
-	var endpoints []string
-	for _, h := range strings.Split(u.Host, ",") {
-		endpoints = append(endpoints, "http://"+h)
+	if len(rest) > 0 {
+		names := slices.Sorted(maps.Keys(rest))
+		return node{}, usagef("-node %q: unknown option %q; etcd takes prefix and ttl", spec, names[0])
 	}
 	client, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: acquireTimeout, Logger: zap.NewNop()})
 	if err != nil {
-		return node{}, fmt.Errorf("connecting to etcd %s: %w", u.Host, err)
+		return node{}, fmt.Errorf("connecting to etcd %s: %w", hosts, err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, acquireTimeout)
+	actx, cancel := context.WithTimeout(ctx, acquireTimeout)
 	defer cancel()
-	lease, err := etcdlease.Acquire(ctx, client, etcdlease.Options{Prefix: prefix, Layout: l, TTL: ttl})
+	lease, err := etcdlease.Acquire(actx, client, etcdlease.Options{Prefix: prefix, Layout: l, TTL: ttl})
 	if err != nil {
-		return node{}, errors.Join(fmt.Errorf("leasing a node id from etcd %s: %w", u.Host, err), client.Close())
+		return node{}, errors.Join(fmt.Errorf("leasing a node id from etcd %s: %w", hosts, err), client.Close())
 	}
-	return node{id: lease.Node(), lease: lease, release: func(ctx context.Context) error {
-		return errors.Join(lease.Close(ctx), client.Close())
-	}}, nil
+	release := func(ctx context.Context) error { return errors.Join(lease.Close(ctx), client.Close()) }
+	return held(ctx, node{id: lease.Node(), lease: lease, release: release}, lease.WaitHeld, ttl)
+}
+
+// held returns n once its lease holds the id — at once, or after a quiet
+// period — or gives the lease back and returns why it does not.
+func held(ctx context.Context, n node, wait func(context.Context) error, ttl time.Duration) (node, error) {
+	wctx, cancel := context.WithTimeout(ctx, waitTimeout(ttl))
+	defer cancel()
+	if err := wait(wctx); err != nil {
+		rctx, rcancel := context.WithTimeout(ctx, acquireTimeout)
+		defer rcancel()
+		return node{}, errors.Join(fmt.Errorf("waiting for the lease of node %d to hold: %w", n.id, err), n.release(rctx))
+	}
+	return n, nil
 }
 
 // quietRedis drops go-redis's log lines.
 type quietRedis struct{}
 
+// Printf drops the line.
 func (quietRedis) Printf(context.Context, string, ...any) {}

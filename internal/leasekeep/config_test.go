@@ -1,6 +1,8 @@
 package leasekeep_test
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -56,9 +58,47 @@ func TestResolveRejects(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tc.c.Resolve(rules)
 			require.ErrorIs(t, err, ringflake.ErrInvalidOption)
-			assert.Contains(t, err.Error(), "somelease: ", "the module is named")
+			var oe *leasekeep.OptionError
+			require.ErrorAs(t, err, &oe)
+			assert.Equal(t, "somelease", oe.Package, "the module is named")
+			assert.NotEmpty(t, oe.Reason)
 		})
 	}
+}
+
+func TestQuietAndMarkAhead(t *testing.T) {
+	c, err := leasekeep.Config{TTL: 10 * time.Second}.Resolve(rules)
+	require.NoError(t, err)
+	assert.Equal(t, 10*time.Second+102*time.Millisecond, c.Quiet(), "TTL + Margin")
+	assert.Equal(t, 5*time.Second, c.MarkAhead(), "TTL/2")
+}
+
+// TestCall: Call returns at its timeout even when the call it makes does
+// not watch its context (as go-redis does not, by default), and returns
+// the call's own answer when it comes first.
+func TestCall(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	deaf := func(context.Context) (int, error) {
+		<-release // ignores its context
+		return 1, nil
+	}
+	_, err := leasekeep.Call(context.Background(), time.Millisecond, deaf)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = leasekeep.Call(ctx, time.Hour, deaf)
+	require.ErrorIs(t, err, context.Canceled, "the caller's context bounds it too")
+
+	boom := errors.New("boom")
+	v, err := leasekeep.Call(context.Background(), time.Hour, func(ctx context.Context) (int, error) {
+		_, ok := ctx.Deadline()
+		assert.True(t, ok, "the call sees the deadline, for clients that honour it")
+		return 7, boom
+	})
+	assert.Equal(t, 7, v)
+	require.ErrorIs(t, err, boom)
 }
 
 func TestNewToken(t *testing.T) {

@@ -2,6 +2,7 @@ package leasekeep
 
 import (
 	"context"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,13 +15,18 @@ type Renewal struct {
 	// Kind is Renewed (the id was still ours and its TTL was reset),
 	// Retaken (the id's key was gone, nobody had taken the id since, and
 	// it is ours again), Lost (someone else holds the id, or took it
-	// since: lost for good), or RenewFailed (the request failed; nothing
-	// is known).
+	// since, or the server lost the prefix's data: lost for good), or
+	// RenewFailed (the request failed; nothing is known).
 	Kind EventKind
 	// Sent is when the request that started the new TTL was sent (or an
 	// instant before); TTL is the TTL the server set from then.
 	Sent time.Time
 	TTL  time.Duration
+	// NotBefore, when not zero, is an instant on the lease's clock before
+	// which the lease must not count as holding the id even though the
+	// server gave it to us: the end of a quiet period after the server
+	// may have lost data (see [Config.Quiet]). Only Retaken uses it.
+	NotBefore time.Time
 	// Err is why the renewal failed (RenewFailed) or why the lease is
 	// lost (Lost).
 	Err error
@@ -32,62 +38,87 @@ type Renewal struct {
 type RenewFunc func(ctx context.Context, at time.Time) Renewal
 
 // A Keeper keeps a lease: it renews it on a timer of the lease's clock and
-// drops Held when the lease may have expired. Renewal requests run in a
+// knows until when the lease certainly holds its id. [Keeper.Held]
+// compares that instant with the clock itself, so a keeper goroutine that
+// runs late (a long GC pause, a stopped process, a loaded machine) cannot
+// make a lease look held for longer than it is. Renewal requests run in a
 // goroutine of their own, so a request that hangs (a partition without
-// resets) cannot delay the expiry timer. Its methods are safe for
-// concurrent use.
+// resets) cannot delay anything else. Its methods are safe for concurrent
+// use.
 type Keeper struct {
 	clk     clock.Clock
+	base    time.Time // clk.Now() at Start: from and until count from it
 	node    int64
 	every   time.Duration // renewal interval
 	margin  time.Duration // subtracted from each TTL
 	renew   RenewFunc
 	onEvent func(Event)
 
-	held atomic.Bool
+	// The lease holds the id from `from` (inclusive) until `until`
+	// (exclusive), in nanoseconds after base on clk — monotonic time with
+	// the system clock. Held reads them without a lock; they change under
+	// mu, from before until, and Held loads until before from, so it never
+	// pairs a new until with an old from.
+	from, until atomic.Int64
+
 	done chan struct{} // closed when the lease ended (lost or stopped)
 
-	mu  sync.Mutex
-	err error // why the lease ended
+	mu      sync.Mutex
+	err     error         // why the lease ended
+	changed chan struct{} // closed and replaced when from, until or err change
 
 	stopOnce sync.Once
 	cancel   context.CancelFunc // stops the loop and a request in flight
 	stopped  chan struct{}      // closed when the loop has returned
 
 	renewT, expireT *clock.Timer
+	holdT           *clock.Timer // fires when a quiet period ends, for Wait
 }
 
 // Start starts keeping the lease of node, which certainly holds the id
-// until validUntil on c.Clock: it calls renew every c.RenewEvery, and
-// onEvent (when not nil) with every event, one at a time, in order, from
-// its own goroutine. c must be resolved ([Config.Resolve]). The timers are
-// set up before Start returns, so that a test advancing a mock clock right
-// after it cannot miss them.
-func Start(c Config, node int64, validUntil time.Time, renew RenewFunc, onEvent func(Event)) *Keeper {
+// from validFrom (the zero Time: from now) until validUntil on c.Clock: it
+// calls renew every c.RenewEvery, and onEvent (when not nil) with every
+// event, one at a time, in order, from its own goroutine. c must be
+// resolved ([Config.Resolve]). The timers are set up before Start
+// returns, so that a test advancing a mock clock right after it cannot
+// miss them.
+func Start(c Config, node int64, validFrom, validUntil time.Time, renew RenewFunc, onEvent func(Event)) *Keeper {
 	ctx, cancel := context.WithCancel(context.Background())
 	k := &Keeper{
 		clk:     c.Clock,
+		base:    c.Clock.Now(),
 		node:    node,
 		every:   c.RenewEvery,
 		margin:  c.Margin,
 		renew:   renew,
 		onEvent: onEvent,
 		done:    make(chan struct{}),
+		changed: make(chan struct{}),
 		cancel:  cancel,
 		stopped: make(chan struct{}),
 	}
-	k.held.Store(k.clk.Now().Before(validUntil))
+	k.from.Store(math.MinInt64)
+	if !validFrom.IsZero() {
+		k.from.Store(k.offset(validFrom))
+	}
+	k.until.Store(k.offset(validUntil))
 	k.renewT = k.clk.Timer(k.every)
 	k.expireT = k.clk.Timer(max(k.clk.Until(validUntil), 0))
+	k.holdT = k.clk.Timer(max(k.clk.Until(validFrom), 0))
 	go k.loop(ctx, validUntil)
 	return k
 }
+
+// offset returns t as nanoseconds after k.base.
+func (k *Keeper) offset(t time.Time) int64 { return int64(t.Sub(k.base)) }
 
 func (k *Keeper) loop(ctx context.Context, validUntil time.Time) {
 	defer close(k.stopped)
 	defer k.renewT.Stop()
 	defer k.expireT.Stop()
+	defer k.holdT.Stop()
 	results := make(chan Renewal, 1)
+	expired := false // the Expired event of validUntil was reported
 	for {
 		select {
 		case <-ctx.Done():
@@ -110,12 +141,15 @@ func (k *Keeper) loop(ctx context.Context, validUntil time.Time) {
 			case Renewed, Retaken:
 				ev.Kind = r.Kind
 				until := r.Sent.Add(r.TTL - k.margin)
-				if now := k.clk.Now(); now.Before(until) && k.hold() {
+				if now := k.clk.Now(); now.Before(until) && k.extend(r.NotBefore, until) {
 					// The id held our token without a break since
 					// we set it (or nobody took it in between): safe
 					// to hold again even after an expiry.
-					validUntil = until
+					validUntil, expired = until, false
 					k.expireT.Reset(until.Sub(now))
+					if r.NotBefore.After(now) {
+						k.holdT.Reset(r.NotBefore.Sub(now))
+					}
 				}
 				ev.ValidUntil = validUntil
 			default:
@@ -124,10 +158,19 @@ func (k *Keeper) loop(ctx context.Context, validUntil time.Time) {
 			k.renewT.Reset(k.every)
 			ev.At = k.clk.Now()
 			k.emit(ev)
+		case <-k.holdT.C:
+			// A quiet period ended: Held may be true now, without
+			// anything changing; wake the callers of Wait to look.
+			k.mu.Lock()
+			k.notify()
+			k.mu.Unlock()
 		case <-k.expireT.C:
-			// A mock clock's timer may deliver a tick from before the
-			// last Reset: only an expiry that is due counts.
-			if now := k.clk.Now(); !now.Before(validUntil) && k.held.Swap(false) {
+			// Held needs no help here: it compares validUntil with the
+			// clock itself. This only reports the expiry, once, if it is
+			// due (a mock clock's timer may deliver a tick from before
+			// the last Reset) and the lease has not ended.
+			if now := k.clk.Now(); !now.Before(validUntil) && !expired && k.Err() == nil {
+				expired = true
 				k.emit(Event{Kind: Expired, Node: k.node, At: now, ValidUntil: validUntil})
 			}
 		}
@@ -140,33 +183,83 @@ func (k *Keeper) emit(ev Event) {
 	}
 }
 
-// hold sets Held unless the lease has ended: a Stop that ran while a
-// renewal was answered must leave Held false.
-func (k *Keeper) hold() bool {
+// notify wakes the callers of Wait; k.mu must be held.
+func (k *Keeper) notify() {
+	close(k.changed)
+	k.changed = make(chan struct{})
+}
+
+// extend makes the lease hold the id until until, and not before from
+// (unless from is zero or earlier than the current start), unless the
+// lease has ended: a Stop that ran while a renewal was answered must leave
+// Held false.
+func (k *Keeper) extend(from, until time.Time) bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.err != nil {
 		return false
 	}
-	k.held.Store(true)
+	if !from.IsZero() {
+		if f := k.offset(from); f > k.from.Load() {
+			k.from.Store(f)
+		}
+	}
+	k.until.Store(k.offset(until))
+	k.notify()
 	return true
 }
 
-// end records why the lease ended, the first time only, and drops Held.
+// end records why the lease ended, the first time only, and makes Held
+// false for good.
 func (k *Keeper) end(err error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.held.Store(false)
+	k.until.Store(math.MinInt64)
 	if k.err != nil {
 		return
 	}
 	k.err = err
 	close(k.done)
+	k.notify()
 }
 
-// Held reports whether the lease certainly holds the id. It is one atomic
-// load.
-func (k *Keeper) Held() bool { return k.held.Load() }
+// Held reports whether the lease certainly holds the id now: the clock
+// reads at or after the start of the lease's validity (the end of a quiet
+// period, if any) and before its end (the last successful renewal's send
+// + TTL − Margin), and the lease has not ended. It is two atomic loads
+// and one reading of the clock — monotonic time, with the system clock —
+// and does not depend on the keeper's goroutine running on time.
+func (k *Keeper) Held() bool {
+	until := k.until.Load()
+	from := k.from.Load()
+	now := int64(k.clk.Since(k.base))
+	return from <= now && now < until
+}
+
+// Wait blocks until Held is true and returns nil; it returns what ended
+// the lease ([Keeper.Err]) when it ends first, and ctx.Err() when ctx is
+// done first. A lease waiting out a quiet period holds its id when the
+// period ends; one whose renewals fail holds it again when one succeeds.
+// The keeper's goroutine wakes it, so a late goroutine makes Wait return
+// late, never early.
+func (k *Keeper) Wait(ctx context.Context) error {
+	for {
+		k.mu.Lock()
+		changed, err := k.changed, k.err
+		k.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		if k.Held() {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
 
 // Done returns a channel that is closed when the lease has ended: lost, or
 // stopped.

@@ -21,28 +21,38 @@ const (
 	margin = ttl/100 + 2*time.Millisecond
 )
 
+// answer is what the next renewal of a kept lease returns.
+type answer struct {
+	kind      leasekeep.EventKind
+	notBefore time.Time
+}
+
 // kept is a Keeper on a mock clock whose renewals answer what the test
 // queues, at once.
 type kept struct {
 	*leasekeep.Keeper
 	clk     *clock.Mock
-	answers chan leasekeep.EventKind
+	answers chan answer
 	events  chan leasekeep.Event
 }
 
 var errTaken = errors.New("taken")
 
-func keep(t *testing.T) *kept {
+// keep starts a keeper of node 7, valid from validFrom (zero: now) until
+// start + ttl − margin. Its events go to a channel with room for buffer
+// of them: with none, the keeper's goroutine blocks on its first event
+// until the test reads it.
+func keep(t *testing.T, validFrom time.Time, buffer int) *kept {
 	t.Helper()
-	k := &kept{clk: clock.NewMock(), answers: make(chan leasekeep.EventKind, 8), events: make(chan leasekeep.Event, 8)}
+	k := &kept{clk: clock.NewMock(), answers: make(chan answer, 8), events: make(chan leasekeep.Event, buffer)}
 	k.clk.Set(start)
 	c, err := leasekeep.Config{TTL: ttl, Clock: k.clk}.Resolve(rules)
 	require.NoError(t, err)
 	renew := func(ctx context.Context, at time.Time) leasekeep.Renewal {
 		select {
-		case kind := <-k.answers:
-			r := leasekeep.Renewal{Kind: kind, Sent: at, TTL: ttl}
-			if kind == leasekeep.Lost {
+		case a := <-k.answers:
+			r := leasekeep.Renewal{Kind: a.kind, Sent: at, TTL: ttl, NotBefore: a.notBefore}
+			if a.kind == leasekeep.Lost {
 				r.Err = errTaken
 			}
 			return r
@@ -50,21 +60,22 @@ func keep(t *testing.T) *kept {
 			return leasekeep.Renewal{Kind: leasekeep.RenewFailed, Err: ctx.Err()}
 		}
 	}
-	k.Keeper = leasekeep.Start(c, 7, start.Add(ttl-margin), renew, func(e leasekeep.Event) { k.events <- e })
-	t.Cleanup(func() { k.Stop(errors.New("test over")) })
+	k.Keeper = leasekeep.Start(c, 7, validFrom, start.Add(ttl-margin), renew, func(e leasekeep.Event) { k.events <- e })
+	t.Cleanup(func() {
+		go func() { // unblock a keeper stuck on an event nobody reads
+			for range k.events {
+			}
+		}()
+		k.Stop(errors.New("test over"))
+	})
 	return k
 }
 
-// advance queues the next renewal's answer (unless none), moves the clock
-// by d and returns the event that follows. The renewal loop runs on a
-// goroutine of its own: the wait for its event is bounded, and returns as
-// soon as the event arrives.
-func (k *kept) advance(t *testing.T, answer leasekeep.EventKind, d time.Duration, want leasekeep.EventKind) leasekeep.Event {
+// next waits for the keeper's next event. The renewal loop runs on a
+// goroutine of its own: the wait is bounded, and returns as soon as the
+// event arrives.
+func (k *kept) next(t *testing.T, want leasekeep.EventKind) leasekeep.Event {
 	t.Helper()
-	if answer != 0 {
-		k.answers <- answer
-	}
-	k.clk.Add(d)
 	select {
 	case e := <-k.events:
 		require.Equal(t, want, e.Kind, "event %+v", e)
@@ -76,8 +87,19 @@ func (k *kept) advance(t *testing.T, answer leasekeep.EventKind, d time.Duration
 	}
 }
 
+// advance queues the next renewal's answer (unless none), moves the clock
+// by d and returns the event that follows.
+func (k *kept) advance(t *testing.T, a leasekeep.EventKind, d time.Duration, want leasekeep.EventKind) leasekeep.Event {
+	t.Helper()
+	if a != 0 {
+		k.answers <- answer{kind: a}
+	}
+	k.clk.Add(d)
+	return k.next(t, want)
+}
+
 func TestKeeperRenews(t *testing.T) {
-	k := keep(t)
+	k := keep(t, time.Time{}, 8)
 	require.True(t, k.Held())
 	for i := 1; i <= 3; i++ {
 		e := k.advance(t, leasekeep.Renewed, every, leasekeep.Renewed)
@@ -93,7 +115,7 @@ func TestKeeperRenews(t *testing.T) {
 func TestKeeperOutage(t *testing.T) {
 	for _, kind := range []leasekeep.EventKind{leasekeep.Renewed, leasekeep.Retaken} {
 		t.Run(kind.String(), func(t *testing.T) {
-			k := keep(t)
+			k := keep(t, time.Time{}, 8)
 			for range 2 {
 				k.advance(t, leasekeep.RenewFailed, every, leasekeep.RenewFailed)
 				assert.True(t, k.Held(), "the lease may still be valid on the server")
@@ -110,8 +132,99 @@ func TestKeeperOutage(t *testing.T) {
 	}
 }
 
+// TestKeeperHeldWithoutItsGoroutine: Held compares the end of the lease
+// with the clock itself. Here the keeper's goroutine is stuck — it hands
+// an event to a reader that does not read, as a goroutine that a GC pause
+// or a loaded machine keeps from running would be — and its expiry timer
+// cannot fire; Held still turns false exactly when the lease may have
+// expired.
+func TestKeeperHeldWithoutItsGoroutine(t *testing.T) {
+	k := keep(t, time.Time{}, 0)
+	k.answers <- answer{kind: leasekeep.RenewFailed}
+	k.clk.Add(every) // the renewal fails; the goroutine blocks handing over its event
+	k.clk.Add(2*every - margin - time.Nanosecond)
+	assert.True(t, k.Held(), "one nanosecond before start + TTL − Margin")
+	k.clk.Add(time.Nanosecond)
+	assert.False(t, k.Held(), "at start + TTL − Margin, with the goroutine still stuck")
+	k.next(t, leasekeep.RenewFailed)
+	k.next(t, leasekeep.Expired)
+	assert.False(t, k.Held())
+}
+
+// TestKeeperQuietPeriod: a lease that must wait out a quiet period does
+// not hold its id before the period ends, even though its renewals
+// succeed, and holds it from then on — without help from its goroutine.
+func TestKeeperQuietPeriod(t *testing.T) {
+	quietEnd := start.Add(ttl + margin)
+	k := keep(t, quietEnd, 8)
+	assert.False(t, k.Held(), "in the quiet period")
+	for range 3 {
+		k.advance(t, leasekeep.Renewed, every, leasekeep.Renewed)
+		assert.False(t, k.Held(), "in the quiet period, though renewed")
+	}
+	k.clk.Set(quietEnd.Add(-time.Nanosecond))
+	assert.False(t, k.Held())
+	k.clk.Set(quietEnd)
+	assert.True(t, k.Held(), "the quiet period is over, and the lease renewed")
+}
+
+// TestKeeperRetakenAfterQuiet: an id taken again while the server holds a
+// quiet period (it restarted and may have lost data) is not held before
+// the period ends.
+func TestKeeperRetakenAfterQuiet(t *testing.T) {
+	k := keep(t, time.Time{}, 8)
+	quietEnd := start.Add(every + ttl + margin)
+	k.answers <- answer{kind: leasekeep.Retaken, notBefore: quietEnd}
+	k.clk.Add(every)
+	e := k.next(t, leasekeep.Retaken)
+	assert.Equal(t, start.Add(every+ttl-margin), e.ValidUntil)
+	assert.False(t, k.Held(), "a retake during a quiet period waits for its end")
+	k.advance(t, leasekeep.Renewed, every, leasekeep.Renewed)
+	k.advance(t, leasekeep.Renewed, every, leasekeep.Renewed)
+	k.advance(t, leasekeep.Renewed, every, leasekeep.Renewed)
+	k.clk.Set(quietEnd)
+	assert.True(t, k.Held())
+}
+
+// TestKeeperWait: Wait returns once the lease holds its id (the quiet
+// period is over), with the reason when the lease ends first, and with
+// ctx's error when ctx ends first.
+func TestKeeperWait(t *testing.T) {
+	t.Run("quiet period ends", func(t *testing.T) {
+		quietEnd := start.Add(every / 2)
+		k := keep(t, quietEnd, 8)
+		done := make(chan error, 1)
+		go func() { done <- k.Wait(context.Background()) }()
+		k.clk.Set(quietEnd)
+		select {
+		case err := <-done:
+			require.NoError(t, err)
+		case <-time.After(10 * time.Second):
+			t.Fatal("Wait did not return within 10s of the quiet period's end")
+		}
+		assert.True(t, k.Held())
+	})
+	t.Run("already held", func(t *testing.T) {
+		require.NoError(t, keep(t, time.Time{}, 8).Wait(context.Background()))
+	})
+	t.Run("lease ends", func(t *testing.T) {
+		k := keep(t, start.Add(time.Hour), 8)
+		closed := errors.New("closed")
+		done := make(chan error, 1)
+		go func() { done <- k.Wait(context.Background()) }()
+		k.Stop(closed)
+		require.ErrorIs(t, <-done, closed)
+	})
+	t.Run("context ends", func(t *testing.T) {
+		k := keep(t, start.Add(time.Hour), 8)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		require.ErrorIs(t, k.Wait(ctx), context.Canceled)
+	})
+}
+
 func TestKeeperLost(t *testing.T) {
-	k := keep(t)
+	k := keep(t, time.Time{}, 8)
 	e := k.advance(t, leasekeep.Lost, every, leasekeep.Lost)
 	require.ErrorIs(t, e.Err, errTaken)
 	assert.False(t, k.Held())
@@ -134,7 +247,7 @@ func TestKeeperLost(t *testing.T) {
 // TestKeeperStop stops a keeper while a renewal request hangs: Stop
 // cancels it and returns, Held is false, and no event follows.
 func TestKeeperStop(t *testing.T) {
-	k := keep(t)
+	k := keep(t, time.Time{}, 8)
 	k.clk.Add(every) // a renewal is sent, and waits for an answer
 	closed := errors.New("closed")
 	require.True(t, k.Stop(closed))
@@ -161,4 +274,25 @@ func TestEventKindString(t *testing.T) {
 	} {
 		assert.Equal(t, want, kind.String())
 	}
+}
+
+// BenchmarkHeld measures what a generator pays per ID for its lease, on
+// the system clock.
+func BenchmarkHeld(b *testing.B) {
+	c, err := leasekeep.Config{TTL: time.Hour}.Resolve(rules)
+	require.NoError(b, err)
+	never := func(ctx context.Context, _ time.Time) leasekeep.Renewal {
+		<-ctx.Done()
+		return leasekeep.Renewal{Kind: leasekeep.RenewFailed, Err: ctx.Err()}
+	}
+	k := leasekeep.Start(c, 1, time.Time{}, c.Clock.Now().Add(time.Hour), never, nil)
+	defer k.Stop(errors.New("done"))
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if !k.Held() {
+				b.Fatal("not held")
+			}
+		}
+	})
 }

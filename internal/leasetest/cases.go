@@ -49,6 +49,16 @@ func mustAcquire(t *testing.T, c Conn, opts Options) *holder {
 	return h
 }
 
+// settled returns a new prefix that c's server knows as the prefix of a
+// fleet running for some time ([Conn.Settle]): leases under it hold their
+// ids at once.
+func settled(t *testing.T, c Conn) string {
+	t.Helper()
+	p := Prefix(t)
+	c.Settle(t, p)
+	return p
+}
+
 // withPrefix returns Options with only Prefix set.
 func withPrefix(prefix string) Options {
 	var o Options
@@ -98,7 +108,7 @@ func testConcurrentAcquirers(t *testing.T, d Driver) {
 		{"32 acquirers, 32 ids", 5, 32},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := withPrefix(Prefix(t))
+			opts := withPrefix(settled(t, d.Connect(t)))
 			opts.Layout = SmallLayout(t, tc.nodeBits)
 			leases := make([]*holder, tc.acquirers)
 			errs := make([]error, tc.acquirers)
@@ -134,14 +144,16 @@ func testConcurrentAcquirers(t *testing.T, d Driver) {
 
 func testExhaustedRange(t *testing.T, d Driver) {
 	c := d.Connect(t)
-	opts := withPrefix(Prefix(t))
+	opts := withPrefix(settled(t, c))
 	opts.Layout = SmallLayout(t, 2)
 	for want := range int64(4) {
 		assert.Equal(t, want, mustAcquire(t, c, opts).Node())
 	}
 	_, err := acquire(t, c, opts)
 	require.ErrorIs(t, err, ringflake.ErrNodeUnavailable)
-	assert.Contains(t, err.Error(), "all 4 node ids")
+	nodes, ok := d.RangeFull(err)
+	require.True(t, ok, "the module's error for a full range: %v", err)
+	assert.Equal(t, int64(4), nodes)
 
 	// The same prefix with a wider layout has room.
 	wider := opts
@@ -153,7 +165,7 @@ func testExhaustedRange(t *testing.T, d Driver) {
 // expires, never burned.
 func testExpiredIDIsHandedOutAgain(t *testing.T, d Driver) {
 	c := d.Connect(t)
-	opts := withPrefix(Prefix(t))
+	opts := withPrefix(settled(t, c))
 	a := mustAcquire(t, c, opts)
 	require.Equal(t, int64(1), mustAcquire(t, c, opts).Node())
 	c.Expire(t, opts.Prefix, a.Node())
@@ -164,7 +176,7 @@ func testExpiredIDIsHandedOutAgain(t *testing.T, d Driver) {
 func testCloseReleasesTheID(t *testing.T, d Driver) {
 	ctx := context.Background()
 	c := d.Connect(t)
-	opts := withPrefix(Prefix(t))
+	opts := withPrefix(settled(t, c))
 	a := mustAcquire(t, c, opts)
 	b := mustAcquire(t, c, opts)
 	require.Equal(t, []int64{0, 1}, []int64{a.Node(), b.Node()})
@@ -196,7 +208,7 @@ func testCloseReleasesTheID(t *testing.T, d Driver) {
 func testListShowsHolders(t *testing.T, d Driver) {
 	ctx := context.Background()
 	c := d.Connect(t)
-	opts := withPrefix(Prefix(t))
+	opts := withPrefix(settled(t, c))
 	opts.Layout = SmallLayout(t, 11) // more than 1024 ids: a List in chunks needs two
 	list, err := c.List(ctx, opts)
 	require.NoError(t, err)
@@ -229,12 +241,13 @@ func testListShowsHolders(t *testing.T, d Driver) {
 		}
 	}
 	assert.True(t, list[0].Mark.IsZero(), "no generator saved a mark for node 0")
-	assert.True(t, Start.Add(ringflake.DefaultMarkAhead).Equal(list[1].Mark), "the generator's first mark, written ahead: %v", list[1].Mark)
+	assert.True(t, Start.Add(ttl/2).Equal(list[1].Mark), "the generator's first mark, written ahead by the lease's lead: %v", list[1].Mark)
 	require.NoError(t, g.Close(ctx))
 }
 
 func testRenewalsKeepTheLease(t *testing.T, d Driver) {
-	h := mustAcquire(t, d.Connect(t), withPrefix(Prefix(t)))
+	c := d.Connect(t)
+	h := mustAcquire(t, c, withPrefix(settled(t, c)))
 	g := newGenerator(t, h, simclock.New(Start), strategies.Default())
 	for i := 1; i <= 5; i++ {
 		e := h.advance(t, every, leasekeep.Renewed)
@@ -249,7 +262,10 @@ func testRenewalsKeepTheLease(t *testing.T, d Driver) {
 // testServerOutage stops the lease's server: the generator keeps issuing
 // while the lease can still be valid, stops with ErrLeaseLost once it can
 // not, and recovers when the server is back — unless the server lost its
-// data, which makes the lease lost for good.
+// data, which makes the lease lost for good. A module that notices the
+// restart ([Driver.DetectsRestart]) keeps an id it had to take again
+// unused for a quiet period: the restart may have lost someone else's
+// claim to it.
 func testServerOutage(t *testing.T, d Driver) {
 	for _, tc := range []struct {
 		name string
@@ -274,7 +290,7 @@ func testServerOutage(t *testing.T, d Driver) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := d.StartServer(t)
 			c := s.Connect(t, false)
-			opts := withPrefix(Prefix(t))
+			opts := withPrefix(settled(t, c))
 			// Requests to a stopped server may wait for their context
 			// (the etcd client does): keep that short in real time.
 			opts.Timeout = 500 * time.Millisecond
@@ -306,14 +322,221 @@ func testServerOutage(t *testing.T, d Driver) {
 				require.ErrorIs(t, err, ringflake.ErrLeaseLost)
 				require.ErrorIs(t, h.Err(), ringflake.ErrLeaseLost)
 				require.ErrorIs(t, e.Err, ringflake.ErrLeaseLost)
+				require.ErrorIs(t, e.Err, d.ErrDataLost(), "the epoch is gone")
 				return
 			}
 			assert.Equal(t, Start.Add(ttl+ttl-margin), e.ValidUntil)
-			assert.True(t, h.Held())
-			require.NoError(t, err)
 			assert.NoError(t, h.Err())
+			if tc.want == leasekeep.Retaken && d.DetectsRestart() {
+				// The quiet period, TTL + Margin, started when the
+				// renewal found the restart, at Start + TTL.
+				assert.False(t, h.Held(), "taken again after a restart: quiet period")
+				require.ErrorIs(t, err, ringflake.ErrLeaseLost)
+				for range 3 {
+					h.advance(t, every, leasekeep.Renewed)
+					assert.False(t, h.Held(), "quiet period")
+				}
+				h.clk.Set(Start.Add(ttl + ttl + margin))
+			}
+			assert.True(t, h.Held())
+			_, err = g.Next()
+			require.NoError(t, err)
 		})
 	}
+}
+
+// testServerLostItsData: A holds node 0 and issues; the server loses its
+// data; B then gets node 0 — the server has no record of A — and loads no
+// mark. B must not issue until A's lease has certainly expired (A only
+// learns of the loss at its next renewal, and until then believes it
+// holds node 0): the server lost the prefix's epoch, so B waits out a
+// quiet period of TTL + Margin. Both generators try to issue all through
+// it, on clocks that agree, and no ID is issued twice.
+func testServerLostItsData(t *testing.T, d Driver) {
+	s := d.StartServer(t)
+	c := s.Connect(t, false)
+	prefix := settled(t, c)
+	a := mustAcquire(t, c, withPrefix(prefix))
+	aClock := simclock.New(Start)
+	ga := newGenerator(t, a, aClock, strategies.Default())
+	seen := map[ringflake.ID]string{}
+	issue := func(g *ringflake.Generator, who string) (n int, err error) {
+		for range 3 {
+			var id ringflake.ID
+			if id, err = g.Next(); err != nil {
+				return n, err
+			}
+			if prev, dup := seen[id]; dup {
+				t.Fatalf("%s issued %v, an ID %s issued before", who, id, prev)
+			}
+			seen[id] = who
+			n++
+		}
+		return n, nil
+	}
+	_, err := issue(ga, "A")
+	require.NoError(t, err)
+
+	s.Stop(t)
+	s.StartEmpty(t)
+	c.WaitConnected(t)
+	b := mustAcquire(t, c, withPrefix(prefix))
+	require.Equal(t, int64(0), b.Node(), "the server forgot A's node 0")
+	bClock := simclock.New(Start)
+	gb := newGenerator(t, b, bClock, strategies.Default())
+	assert.False(t, b.Held(), "quiet period")
+	assert.True(t, a.Held(), "A does not know yet")
+
+	var aIssued, bIssued int
+	var aLost, bWaited bool
+	for i := 1; i <= 64; i++ { // 64 s: past the quiet period, in steps of 1 s
+		a.clk.Add(time.Second)
+		b.clk.Add(time.Second)
+		aClock.Add(time.Second)
+		bClock.Add(time.Second)
+		if i%20 == 0 { // renewals
+			if i == 20 {
+				e := a.next(t)
+				require.Equal(t, leasekeep.Lost, e.Kind, "A's renewal finds the epoch gone: %+v", e)
+				require.ErrorIs(t, e.Err, d.ErrDataLost())
+			}
+			e := b.next(t)
+			require.Equal(t, leasekeep.Renewed, e.Kind, "event %+v", e)
+		}
+		n, err := issue(ga, "A")
+		aIssued += n
+		if err != nil {
+			require.ErrorIs(t, err, ringflake.ErrLeaseLost)
+			aLost = true
+		} else {
+			require.False(t, aLost, "A issues again after its loss")
+		}
+		n, err = issue(gb, "B")
+		bIssued += n
+		if err != nil {
+			require.ErrorIs(t, err, ringflake.ErrLeaseLost, "B waits out the quiet period")
+			require.Zero(t, bIssued, "B stops again after it started")
+			bWaited = true
+		}
+	}
+	assert.True(t, aLost, "A stops once it learns of the loss")
+	assert.True(t, bWaited, "B waited out the quiet period")
+	assert.Positive(t, aIssued, "A issued until it learned of the loss")
+	assert.Positive(t, bIssued, "B issues after the quiet period")
+	assert.True(t, b.Held())
+}
+
+// testFirstStart: under a prefix the server has no epoch for — a new one,
+// or one whose data it lost — leases take ids at once but do not hold them
+// until a quiet period of TTL + Margin has passed; WaitHeld waits for it,
+// and generators fail with ErrLeaseLost until then.
+func testFirstStart(t *testing.T, d Driver) {
+	ctx := context.Background()
+	c := d.Connect(t)
+	prefix := Prefix(t) // not settled
+	a := mustAcquire(t, c, withPrefix(prefix))
+	b := mustAcquire(t, c, withPrefix(prefix))
+	require.Equal(t, []int64{0, 1}, []int64{a.Node(), b.Node()})
+	assert.False(t, a.Held(), "quiet period")
+	assert.False(t, b.Held(), "quiet period, also for the second acquirer")
+	g := newGenerator(t, a, simclock.New(Start), strategies.Default())
+	_, err := g.Next()
+	require.ErrorIs(t, err, ringflake.ErrLeaseLost)
+
+	waited := make(chan error, 1)
+	go func() { waited <- a.WaitHeld(ctx) }()
+	for range 3 {
+		a.advance(t, every, leasekeep.Renewed)
+		assert.False(t, a.Held(), "quiet period, though renewed")
+	}
+	select {
+	case err := <-waited:
+		t.Fatalf("WaitHeld returned during the quiet period: %v", err)
+	default:
+	}
+	// The period ends TTL + Margin after the server started it (etcd:
+	// rounded up to whole seconds, plus one for TimeToLive's rounding).
+	a.clk.Set(Start.Add(ttl + margin + time.Second))
+	assert.True(t, a.Held())
+	select {
+	case err := <-waited:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("WaitHeld did not return within 30s after the quiet period")
+	}
+	_, err = g.Next()
+	require.NoError(t, err)
+
+	require.NoError(t, g.Close(ctx))
+	require.NoError(t, a.Close(ctx))
+	require.ErrorIs(t, a.WaitHeld(ctx), d.ErrClosed(), "a closed lease never holds its id again")
+}
+
+// testRequestsEndAtTheTimeout pauses the server, so that requests hang
+// unanswered, and uses a patient client — one that would wait a minute
+// for an answer and, with go-redis, ignores context deadlines: every
+// request of a lease still ends at Options.Timeout, and a renewal that
+// hangs does not hold up the next one.
+func testRequestsEndAtTheTimeout(t *testing.T, d Driver) {
+	ctx := context.Background()
+	s := d.StartServer(t)
+	c := s.Connect(t, true)
+	opts := withPrefix(settled(t, c))
+	opts.Timeout = 200 * time.Millisecond
+	h := mustAcquire(t, c, opts)
+
+	s.Pause(t)
+	// A bound far above Timeout, for a loaded machine, and far below the
+	// minute the client alone would wait.
+	const bound = 20 * time.Second
+	returns := func(what string, f func() error) error {
+		t.Helper()
+		done := make(chan error, 1)
+		go func() { done <- f() }()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(bound):
+			t.Fatalf("%s did not return within %v with Timeout %v", what, bound, opts.Timeout)
+			return nil
+		}
+	}
+	err := returns("SaveMark", func() error { return h.SaveMark(ctx, Start.Add(time.Hour)) })
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	err = returns("LoadMark", func() error { _, err := h.LoadMark(ctx); return err })
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	err = returns("Acquire", func() error { _, err := acquire(t, c, opts); return err })
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	for range 2 {
+		h.clk.Add(every)
+		e := h.next(t)
+		require.Equal(t, leasekeep.RenewFailed, e.Kind, "event %+v", e)
+		require.ErrorIs(t, e.Err, context.DeadlineExceeded)
+	}
+	s.Resume(t)
+}
+
+// testMarkAhead: a lease suggests TTL/2 as the lead of the marks kept
+// with it, and a generator uses it unless told otherwise.
+func testMarkAhead(t *testing.T, d Driver) {
+	ctx := context.Background()
+	c := d.Connect(t)
+	prefix := settled(t, c)
+	h := mustAcquire(t, c, withPrefix(prefix))
+	assert.Equal(t, ttl/2, h.MarkAhead())
+	g := newGenerator(t, h, simclock.New(Start), strategies.Default())
+	mark, err := h.LoadMark(ctx)
+	require.NoError(t, err)
+	assert.True(t, Start.Add(ttl/2).Equal(mark), "the first mark, TTL/2 ahead: %v", mark)
+	require.NoError(t, g.Close(ctx))
+
+	g, err = ringflake.New(0, ringflake.WithLease(h.Lease), ringflake.WithClock(simclock.New(Start.Add(time.Hour))),
+		ringflake.WithMarkAhead(time.Second))
+	require.NoError(t, err)
+	mark, err = h.LoadMark(ctx)
+	require.NoError(t, err)
+	assert.True(t, Start.Add(time.Hour+time.Second).Equal(mark), "WithMarkAhead wins: %v", mark)
+	require.NoError(t, g.Close(ctx))
 }
 
 // testUnansweredRenewal pauses the server, so that a renewal request hangs
@@ -322,9 +545,10 @@ func testServerOutage(t *testing.T, d Driver) {
 // holds again when the late answer shows the key was ours all along.
 func testUnansweredRenewal(t *testing.T, d Driver) {
 	s := d.StartServer(t)
-	opts := withPrefix(Prefix(t))
+	c := s.Connect(t, true)
+	opts := withPrefix(settled(t, c))
 	opts.Timeout = time.Minute
-	h := mustAcquire(t, s.Connect(t, true), opts)
+	h := mustAcquire(t, c, opts)
 	g := newGenerator(t, h, simclock.New(Start), strategies.Default())
 
 	s.Pause(t)
@@ -377,7 +601,7 @@ func testStolenLease(t *testing.T, d Driver) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := d.Connect(t)
-			prefix := Prefix(t)
+			prefix := settled(t, c)
 			h := mustAcquire(t, c, withPrefix(prefix))
 			g := newGenerator(t, h, simclock.New(Start), strategies.Default())
 			_, err := g.Next()
@@ -418,27 +642,27 @@ func testStolenLease(t *testing.T, d Driver) {
 
 // testMarkCarriedToTheNextHolder hands an id from holder A to holder B
 // whose clock reads 5 s behind A's. B starts after every ID A issued:
-// after A's mark written ahead (DefaultMarkAhead past A's last ID) when A
-// crashed, before that lead when A closed cleanly — or, with the default
-// strategy, refuses.
+// after A's mark written ahead (the lease's lead, TTL/2, past A's last ID)
+// when A crashed, before that lead when A closed cleanly — or, with the
+// default strategy, refuses.
 func testMarkCarriedToTheNextHolder(t *testing.T, d Driver) {
 	ctx := context.Background()
-	lead := ringflake.DefaultMarkAhead
+	lead := ttl / 2
 	for _, tc := range []struct {
 		name     string
 		clean    bool // A closes its generator and lease; else A crashes
 		strategy strategies.Strategy
 		refuses  bool
 	}{
-		{"crash, logical", false, strategies.Logical(10 * time.Second), false},
-		{"crash, wait", false, strategies.Wait(10 * time.Second), false},
+		{"crash, logical", false, strategies.Logical(time.Minute), false},
+		{"crash, wait", false, strategies.Wait(time.Minute), false},
 		{"crash, default refuses", false, strategies.Default(), true},
 		{"clean close, logical", true, strategies.Logical(10 * time.Second), false},
 		{"clean close, wait", true, strategies.Wait(10 * time.Second), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := d.Connect(t)
-			prefix := Prefix(t)
+			prefix := settled(t, c)
 			a := mustAcquire(t, c, withPrefix(prefix))
 			ga := newGenerator(t, a, simclock.New(Start), strategies.Default())
 			var newestA ringflake.ID
@@ -483,7 +707,7 @@ func testMarkCarriedToTheNextHolder(t *testing.T, d Driver) {
 func testPausedHolderCannotCollide(t *testing.T, d Driver) {
 	ctx := context.Background()
 	c := d.Connect(t)
-	prefix := Prefix(t)
+	prefix := settled(t, c)
 	a := mustAcquire(t, c, withPrefix(prefix))
 	aClock := simclock.New(Start)
 	ga := newGenerator(t, a, aClock, strategies.Default())
@@ -503,13 +727,14 @@ func testPausedHolderCannotCollide(t *testing.T, d Driver) {
 	c.Expire(t, prefix, 0) // A is paused; its lease runs out
 	b := mustAcquire(t, c, withPrefix(prefix))
 	require.Equal(t, int64(0), b.Node())
-	gb := newGenerator(t, b, simclock.New(Start), strategies.Logical(10*time.Second))
+	// B starts after A's mark, TTL/2 ahead of its clock: it borrows ahead.
+	gb := newGenerator(t, b, simclock.New(Start), strategies.Logical(time.Minute))
 
 	// A resumes with Held still true and goes on, side by side with B.
 	require.True(t, a.Held())
 	var errA error
-	for range 3000 { // 3 s of A's clock, well past its saved mark
-		aClock.Add(time.Millisecond)
+	for range 4000 { // 40 s of A's clock, well past its saved mark (TTL/2 ahead)
+		aClock.Add(10 * time.Millisecond)
 		if errA == nil {
 			errA = issue(ga, "A")
 		}
@@ -523,7 +748,7 @@ func testPausedHolderCannotCollide(t *testing.T, d Driver) {
 
 func testCorruptMark(t *testing.T, d Driver) {
 	c := d.Connect(t)
-	prefix := Prefix(t)
+	prefix := settled(t, c)
 	h := mustAcquire(t, c, withPrefix(prefix))
 	where := c.CorruptMark(t, prefix, 0)
 	_, err := ringflake.New(0, ringflake.WithLease(h.Lease), ringflake.WithClock(simclock.New(Start)))
@@ -535,7 +760,8 @@ func testCorruptMark(t *testing.T, d Driver) {
 
 func testMarkRoundTrip(t *testing.T, d Driver) {
 	ctx := context.Background()
-	h := mustAcquire(t, d.Connect(t), withPrefix(Prefix(t)))
+	c := d.Connect(t)
+	h := mustAcquire(t, c, withPrefix(settled(t, c)))
 	mark, err := h.LoadMark(ctx)
 	require.NoError(t, err)
 	assert.True(t, mark.IsZero(), "a first start")

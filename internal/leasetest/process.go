@@ -78,10 +78,17 @@ func (p *Process) Stop(t *testing.T) {
 
 // Pause stops the process (SIGSTOP) without closing its sockets: requests
 // are accepted by the kernel and never answered, like a network partition
-// that drops packets instead of resetting connections.
+// that drops packets instead of resetting connections. A signal takes
+// effect some time after kill returns — on a loaded machine, after
+// hundreds of milliseconds for a process with many threads — so Pause
+// then waits, polling with a bound, until every thread has stopped
+// (where the system tells: Linux).
 func (p *Process) Pause(t *testing.T) {
 	t.Helper()
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGSTOP))
+	if stopped := stoppedProbe(p.cmd.Process.Pid); stopped != nil {
+		require.Eventually(t, stopped, 30*time.Second, time.Millisecond, "%s did not stop within 30s of SIGSTOP", p.bin)
+	}
 }
 
 // Resume continues a paused process.

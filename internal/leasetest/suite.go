@@ -36,6 +36,17 @@ type Driver interface {
 	StartServer(t *testing.T) Server
 	// ErrClosed is what the module's Lease.Err returns after Close.
 	ErrClosed() error
+	// ErrDataLost is what the error of a lease lost because the server
+	// lost the prefix's data matches, besides ringflake.ErrLeaseLost.
+	ErrDataLost() error
+	// DetectsRestart reports whether the module notices that its server
+	// restarted (Redis: by its run_id), which may have lost the latest
+	// writes, and then holds back the ids it takes, anew or again, for a
+	// quiet period.
+	DetectsRestart() bool
+	// RangeFull reports whether err is the module's error for a range
+	// whose ids are all held, and how many ids the range has.
+	RangeFull(err error) (nodes int64, ok bool)
 	// TTLUnit is the granularity of the module's TTLs: a TTL must be a
 	// whole number of it.
 	TTLUnit() time.Duration
@@ -66,6 +77,12 @@ type Conn interface {
 	// WaitConnected returns once the client reaches its server again
 	// after a restart.
 	WaitConnected(t *testing.T)
+	// Settle makes prefix look like the prefix of a fleet that has been
+	// running for longer than a TTL: its epoch exists, so that a lease
+	// acquired under it holds its id at once, without the quiet period
+	// of a first start. Tests that are not about that quiet period use
+	// settled prefixes.
+	Settle(t *testing.T, prefix string)
 }
 
 // A Server is a server of a test's own. [Process] provides all but
@@ -98,6 +115,8 @@ type Options struct {
 type Lease interface {
 	ringflake.Lease
 	ringflake.MarkStore
+	MarkAhead() time.Duration
+	WaitHeld(ctx context.Context) error
 	Done() <-chan struct{}
 	Err() error
 	Close(ctx context.Context) error
@@ -124,12 +143,16 @@ func Run(t *testing.T, d Driver) {
 		{"ListShowsHolders", testListShowsHolders},
 		{"RenewalsKeepTheLease", testRenewalsKeepTheLease},
 		{"ServerOutage", testServerOutage},
+		{"ServerLostItsData", testServerLostItsData},
+		{"FirstStartWaitsOutAQuietPeriod", testFirstStart},
+		{"RequestsEndAtTheTimeout", testRequestsEndAtTheTimeout},
 		{"UnansweredRenewal", testUnansweredRenewal},
 		{"StolenLease", testStolenLease},
 		{"MarkCarriedToTheNextHolder", testMarkCarriedToTheNextHolder},
 		{"PausedHolderCannotCollide", testPausedHolderCannotCollide},
 		{"CorruptMark", testCorruptMark},
 		{"MarkRoundTrip", testMarkRoundTrip},
+		{"MarkAheadIsHalfTheTTL", testMarkAhead},
 		{"InvalidOptions", testInvalidOptions},
 		{"AcquireServerDown", testAcquireServerDown},
 	} {
@@ -160,7 +183,9 @@ func SmallLayout(t *testing.T, nodeBits int) ringflake.Layout {
 	return l
 }
 
-// Prefix returns a key prefix that no other test or run uses.
+// Prefix returns a key prefix that no other test or run uses. Its epoch
+// does not exist: the first lease acquired under it waits out a quiet
+// period (see [Conn.Settle]).
 func Prefix(t *testing.T) string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
