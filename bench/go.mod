@@ -8,7 +8,7 @@ require (
 	github.com/bwmarrin/snowflake v0.3.0
 	github.com/google/uuid v1.6.0
 	github.com/oklog/ulid/v2 v2.1.2
-	github.com/ringflake/ringflake v0.0.0-00010101000000-000000000000
+	github.com/ringflake/ringflake v0.1.0
 	github.com/rs/xid v1.6.0
 	github.com/sony/sonyflake/v2 v2.2.0
 	github.com/stretchr/testify v1.12.1

@@ -6,7 +6,7 @@ replace github.com/ringflake/ringflake => ../
 
 require (
 	github.com/benbjohnson/clock v1.3.5
-	github.com/ringflake/ringflake v0.0.0-00010101000000-000000000000
+	github.com/ringflake/ringflake v0.1.0
 	github.com/stretchr/testify v1.12.1
 	go.etcd.io/etcd/api/v3 v3.5.23
 	go.etcd.io/etcd/client/v3 v3.5.23

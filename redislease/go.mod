@@ -7,7 +7,7 @@ replace github.com/ringflake/ringflake => ../
 require (
 	github.com/benbjohnson/clock v1.3.5
 	github.com/redis/go-redis/v9 v9.22.0
-	github.com/ringflake/ringflake v0.0.0-00010101000000-000000000000
+	github.com/ringflake/ringflake v0.1.0
 	github.com/stretchr/testify v1.12.1
 )
 

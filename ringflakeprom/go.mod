@@ -4,7 +4,7 @@ go 1.24.0
 
 require (
 	github.com/prometheus/client_golang v1.23.2
-	github.com/ringflake/ringflake v0.0.0
+	github.com/ringflake/ringflake v0.1.0
 	github.com/stretchr/testify v1.12.1
 )
 

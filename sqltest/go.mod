@@ -7,7 +7,7 @@ replace github.com/ringflake/ringflake => ../
 require (
 	github.com/jackc/pgx/v5 v5.8.0 // v5.9 and later need go 1.25; this module keeps go 1.24.0 like the root
 	github.com/lib/pq v1.12.3
-	github.com/ringflake/ringflake v0.0.0-00010101000000-000000000000
+	github.com/ringflake/ringflake v0.1.0
 	github.com/stretchr/testify v1.12.1
 )
 

@@ -4,9 +4,9 @@ go 1.24.0
 
 require (
 	github.com/redis/go-redis/v9 v9.22.0
-	github.com/ringflake/ringflake v0.0.0
-	github.com/ringflake/ringflake/etcdlease v0.0.0
-	github.com/ringflake/ringflake/redislease v0.0.0
+	github.com/ringflake/ringflake v0.1.0
+	github.com/ringflake/ringflake/etcdlease v0.1.0
+	github.com/ringflake/ringflake/redislease v0.1.0
 	github.com/stretchr/testify v1.12.1
 	go.etcd.io/etcd/client/v3 v3.5.23
 	go.uber.org/zap v1.27.0
