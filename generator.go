@@ -203,7 +203,7 @@ func (g *Generator) NextContext(ctx context.Context) (ID, error) {
 					return g.id(v), nil
 				}
 			}
-			if v, ok := g.ring.take(from, limit); ok {
+			if v, ok := g.ring.take(from, limit, newest); ok {
 				g.issuedBy(g.ring.tick(v), now, newest)
 				return g.id(v), nil
 			}
@@ -300,7 +300,7 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 				e, now = g.src.readTick()
 				continue
 			}
-			if v, ok := g.ring.take(now, now); ok {
+			if v, ok := g.ring.take(now, now, -1); ok {
 				g.raise(now)
 				return g.id(v), nil
 			}
@@ -318,7 +318,7 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 				c.step = i
 			}
 			if from, limit, ok := p.Range(); ok {
-				v, ok := g.ring.take(from, min(limit, g.hardTick()))
+				v, ok := g.ring.take(from, min(limit, g.hardTick()), newest)
 				for !ok && g.mark != nil && min(limit, g.last) > g.hardTick() {
 					// The saved mark is in the way: wait for a later one.
 					if _, err := g.prepare(ctx, g.hardTick()+1); err != nil {
@@ -327,7 +327,7 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 					if g.lease != nil && !g.lease.Held() {
 						return 0, fmt.Errorf("%w: node %d", ErrLeaseLost, g.node)
 					}
-					v, ok = g.ring.take(from, min(limit, g.hardTick()))
+					v, ok = g.ring.take(from, min(limit, g.hardTick()), newest)
 				}
 				if ok {
 					if i == 0 && c.waited == 0 {
@@ -379,12 +379,11 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 }
 
 // issuedBy records an ID a strategy's plan issued at tick, when the clock
-// read now and the newest tick was newest. Counting costs one atomic add
-// per ID only for ring reuses; borrowed time is counted once per tick, by
-// the call that moves the newest tick.
+// read now and the newest tick was newest: it raises the newest tick, and
+// counts borrowed time once per tick, in the call that moves the newest
+// tick. A reuse (tick < newest) moves nothing; the ring counted it.
 func (g *Generator) issuedBy(tick, now, newest int64) {
 	if tick < newest {
-		g.stats.ringReuses.Add(1)
 		return
 	}
 	if prev, moved := g.raiseFrom(tick); moved && tick > now {

@@ -24,7 +24,7 @@ type ring struct {
 	seqBits uint8
 	maxSeq  uint64
 	_       [cacheLine]byte // the slots, written on every call, share no cache line
-	slots   [ringSize]atomic.Uint64
+	slots   [ringSize]slot
 	_       [cacheLine]byte // with the fields around them, read on every call
 
 	// filled holds the values fill put in the slots: pairs counted as
@@ -40,6 +40,16 @@ type ring struct {
 // cacheLine is the size of a CPU cache line (64 bytes on amd64 and arm64).
 const cacheLine = 64
 
+// slot is one slot of the ring: the packed pair, and how many IDs the ring
+// reused from it during rollbacks (Stats.RingReuses is their sum). The
+// count sits next to the pair, in the cache line the compare-and-swap that
+// issued the ID has just taken, so counting a reuse never moves another
+// line between CPUs: from many goroutines it costs next to nothing.
+type slot struct {
+	atomic.Uint64
+	reused atomic.Uint64
+}
+
 // take issues the pair at the earliest tick in [from, limit] whose slot
 // has room, and returns its packed value. For each tick t it applies the
 // rules of the original sketch with its overflow bug fixed:
@@ -51,8 +61,8 @@ const cacheLine = 64
 //     rules to its slot. Never assume a sequence number is free.
 //
 // The walk has two parts of at most 256 ticks each, so each part looks at
-// a slot at most once: first the 256 ticks from from on, which keeps an ID's time as close to
-// from as the ring allows (a logical strategy borrows one tick at a time);
+// a slot at most once: first the 256 ticks from from on, which keeps an
+// ID's time as close to from as the ring allows (a logical strategy borrows one tick at a time);
 // then, when the range is longer, the last 256 ticks up to limit, where a
 // long rollback finds the spare room recent load left (a slot's latest
 // tick ≤ limit offers at least as much room as its earlier ones, which
@@ -63,27 +73,35 @@ const cacheLine = 64
 // reading all 256 slots in vain on every call; the ticks it skips are
 // looked at again, at their latest tick, in the last part. Ticks below zero
 // are never issued.
-func (r *ring) take(from, limit int64) (uint64, bool) {
+//
+// A pair issued at a tick below reuseBelow (the newest tick issued, during
+// a rollback) counts as a reuse of its slot, right after the swap that
+// issued it, while the slot's cache line is still this CPU's.
+func (r *ring) take(from, limit, reuseBelow int64) (uint64, bool) {
 	if from == limit && from >= 0 {
-		return r.takeAt(from) // the normal path: the clock's own tick
+		v, ok := r.takeAt(from) // the normal path: the clock's own tick
+		if ok && from < reuseBelow {
+			r.slots[from&ringMask].reused.Add(1)
+		}
+		return v, ok
 	}
 	from = max(from, 0)
 	if from > limit {
 		return 0, false
 	}
 	long := limit-from > ringMask // from+ringMask could overflow
-	v, ok, next := r.walk(from, from+min(limit-from, ringMask), long)
+	v, ok, next := r.walk(from, from+min(limit-from, ringMask), long, reuseBelow)
 	if ok || !long {
 		return v, ok
 	}
-	v, ok, _ = r.walk(max(next, limit-ringMask), limit, false)
+	v, ok, _ = r.walk(max(next, limit-ringMask), limit, false, reuseBelow)
 	return v, ok
 }
 
 // walk is take over [from, limit], at most 256 ticks. With stopAtLater it
 // gives up at the first slot holding a later tick than the one it looks
 // at. It returns the tick after the last one it looked at.
-func (r *ring) walk(from, limit int64, stopAtLater bool) (uint64, bool, int64) {
+func (r *ring) walk(from, limit int64, stopAtLater bool, reuseBelow int64) (uint64, bool, int64) {
 	for t := from; t <= limit; {
 		slot := &r.slots[t&ringMask]
 		base := uint64(t+1) << r.seqBits // (t, 0) packed
@@ -101,6 +119,9 @@ func (r *ring) walk(from, limit int64, stopAtLater bool) (uint64, bool, int64) {
 			continue
 		}
 		if slot.CompareAndSwap(v, next) {
+			if t < reuseBelow {
+				slot.reused.Add(1) // in the line the swap has just taken
+			}
 			r.retire(t, v, next, base)
 			return next, true, t + 1
 		}
@@ -169,6 +190,15 @@ func (r *ring) issued() uint64 {
 		if v := r.slots[i].Load(); v != 0 && v != r.filled[i] {
 			n += v&r.maxSeq + 1
 		}
+	}
+	return n
+}
+
+// reused returns the number of IDs the ring reused during rollbacks.
+func (r *ring) reused() uint64 {
+	var n uint64
+	for i := range r.slots {
+		n += r.slots[i].reused.Load()
 	}
 	return n
 }

@@ -76,7 +76,6 @@ type counters struct {
 	_          [64]byte
 	rollbacks  atomic.Uint64
 	largest    atomic.Int64 // ns
-	ringReuses atomic.Uint64
 	borrowed   atomic.Int64 // ticks
 	maxLead    atomic.Int64 // ticks
 	waits      atomic.Uint64
@@ -153,7 +152,7 @@ func (g *Generator) Stats() Stats {
 		Issued:          g.ring.issued(),
 		Rollbacks:       c.rollbacks.Load(),
 		LargestRollback: time.Duration(c.largest.Load()),
-		RingReuses:      c.ringReuses.Load(),
+		RingReuses:      g.ring.reused(),
 		Borrowed:        time.Duration(c.borrowed.Load()) * g.layout.unit,
 		MaxLead:         time.Duration(c.maxLead.Load()) * g.layout.unit,
 		Waits:           c.waits.Load(),
