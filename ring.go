@@ -32,6 +32,11 @@ type ring struct {
 	// change after New.
 	filled [ringSize]uint64
 
+	// contended is set when a compare-and-swap on a slot fails because
+	// another call changed it first: calls collide, and the generator
+	// serialises them (see Generator.lock) until they stop.
+	contended atomic.Bool
+
 	// retired counts the IDs of ticks whose slot a later tick took over:
 	// with the IDs still in the slots, every ID this ring issued.
 	retired atomic.Uint64
@@ -125,8 +130,17 @@ func (r *ring) walk(from, limit int64, stopAtLater bool, reuseBelow int64) (uint
 			r.retire(t, v, next, base)
 			return next, true, t + 1
 		}
+		r.collide()
 	}
 	return 0, false, limit + 1
+}
+
+// collide notes that a compare-and-swap on a slot lost to another call
+// (see contended).
+func (r *ring) collide() {
+	if !r.contended.Load() {
+		r.contended.Store(true)
+	}
 }
 
 // takeAt is take(t, t) for t >= 0: the next sequence number of tick t, if
@@ -147,6 +161,7 @@ func (r *ring) takeAt(t int64) (uint64, bool) {
 			r.retire(t, v, next, base)
 			return next, true
 		}
+		r.collide()
 	}
 }
 
