@@ -3,6 +3,7 @@ package ringflake
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -140,6 +141,7 @@ func New(node int64, opts ...Option) (*Generator, error) {
 		node:      node,
 	}
 	g.ring.seqBits, g.ring.maxSeq = l.seqBits, uint64(l.MaxSequence())
+	g.ring.cappedAt.Store(math.MinInt64)
 	g.newest.Store(-1)
 	g.src.init(cfg.clock, now, l.epoch, l.unit, &g.stats, &g.newest)
 	if cfg.marks != nil {
@@ -251,7 +253,9 @@ func (g *Generator) NextContext(ctx context.Context) (ID, error) {
 // others wait, as a mutex-based generator's do, and IDs come out at about
 // the rate of one uncontended CPU instead of at the rate of cache-line
 // transfers. The slow path — waits above all — runs outside the mutex.
-// A tick in which no call had to wait for the mutex ends serial mode.
+// A tick in which no call had to wait for the mutex ends serial mode, and
+// so does a call that waits for the next tick: while the layout's cap
+// bounds the rate, serialising gains nothing and its hand-offs cost CPU.
 // Uniqueness and order never depend on the mutex: every ID still comes
 // from the ring's compare-and-swap.
 func (g *Generator) lock() {
@@ -410,6 +414,7 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 				err = &RollbackError{Behind: s.Behind()}
 			} else {
 				sleep = s.Until(now + 1) // the tick is used up: wait for the next
+				g.ring.capped(now)
 			}
 		}
 		if err != nil {

@@ -34,8 +34,12 @@ type ring struct {
 
 	// contended is set when a compare-and-swap on a slot fails because
 	// another call changed it first: calls collide, and the generator
-	// serialises them (see Generator.lock) until they stop.
+	// serialises them (see Generator.lock) until they stop. Collisions in
+	// the tick after one whose sequence was used up by the time a call
+	// waited for the next (cappedAt) do not set it: then the layout's cap,
+	// not the CPUs, bounds the rate.
 	contended atomic.Bool
+	cappedAt  atomic.Int64
 
 	// retired counts the IDs of ticks whose slot a later tick took over:
 	// with the IDs still in the slots, every ID this ring issued.
@@ -130,16 +134,27 @@ func (r *ring) walk(from, limit int64, stopAtLater bool, reuseBelow int64) (uint
 			r.retire(t, v, next, base)
 			return next, true, t + 1
 		}
-		r.collide()
+		r.collide(t)
 	}
 	return 0, false, limit + 1
 }
 
-// collide notes that a compare-and-swap on a slot lost to another call
-// (see contended).
-func (r *ring) collide() {
-	if !r.contended.Load() {
+// collide notes that a compare-and-swap on the slot of tick t lost to
+// another call (see contended).
+func (r *ring) collide(t int64) {
+	if t > r.cappedAt.Load()+1 && !r.contended.Load() {
 		r.contended.Store(true)
+	}
+}
+
+// capped notes that a call waits for the tick after t, whose sequence is
+// used up, and ends serial mode (see contended).
+func (r *ring) capped(t int64) {
+	if r.cappedAt.Load() < t {
+		r.cappedAt.Store(t)
+	}
+	if r.contended.Load() {
+		r.contended.Store(false)
 	}
 }
 
@@ -161,7 +176,7 @@ func (r *ring) takeAt(t int64) (uint64, bool) {
 			r.retire(t, v, next, base)
 			return next, true
 		}
-		r.collide()
+		r.collide(t)
 	}
 }
 

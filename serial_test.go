@@ -101,3 +101,27 @@ func TestCollidingCallsStayUnique(t *testing.T) {
 		}
 	}
 }
+
+// A call that waits for the next tick ends serial mode, and collisions in
+// the tick after a used-up one do not start it again: while the layout's
+// cap bounds the rate, serialising only costs CPU.
+func TestSerialModeStaysOffAtTheCap(t *testing.T) {
+	clk := simclock.New(serialStart)
+	l, err := ParseLayout("twitter,seq=2,width=53") // 4 IDs per tick
+	require.NoError(t, err)
+	g, err := New(1, WithClock(clk), WithLayout(l))
+	require.NoError(t, err)
+	tick := l.Tick(serialStart)
+	g.ring.collide(tick)
+	require.True(t, g.ring.contended.Load(), "a collision starts serial mode")
+
+	for range 5 { // the fifth call waits for the next tick
+		_, err := g.Next()
+		require.NoError(t, err)
+	}
+	assert.False(t, g.ring.contended.Load(), "waiting for the next tick ends it")
+	g.ring.collide(tick + 1)
+	assert.False(t, g.ring.contended.Load(), "the tick after a used-up one does not start it")
+	g.ring.collide(tick + 2)
+	assert.True(t, g.ring.contended.Load(), "a tick later, a collision does")
+}
