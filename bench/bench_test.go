@@ -15,10 +15,11 @@ import (
 )
 
 // Every benchmark issues one ID per iteration, sequentially (b.Loop) and
-// from GOMAXPROCS goroutines (b.RunParallel), and reports allocations.
-// Names read Benchmark{Seq,Par}/<subject>, with no further slash, so that
-// -bench patterns match whole subjects; see BENCHMARKS.md for what each
-// subject is. Each subject calls its generator directly, not through a
+// from GOMAXPROCS goroutines (b.RunParallel; BenchmarkOversubscribed: four
+// per CPU), and reports allocations.
+// Names read Benchmark{Seq,Par,Oversubscribed}/<subject>, with no further
+// slash, so that -bench patterns match whole subjects; see BENCHMARKS.md
+// for what each subject is. Each subject calls its generator directly, not through a
 // func value, so that no row pays an indirect call the others do not.
 //
 // Capped subjects (12-bit ringflake strategies but logical, bwmarrin,
@@ -101,6 +102,25 @@ func BenchmarkPar(b *testing.B) {
 				_ = ulid.Make()
 			}
 		})
+	})
+}
+
+// BenchmarkOversubscribed runs the uncapped subjects from four goroutines
+// per CPU (b.SetParallelism(4)): more callers than CPUs, as in a service
+// whose every handler asks for IDs, where waiting for a mutex means being
+// parked and woken.
+func BenchmarkOversubscribed(b *testing.B) {
+	b.Run("ringflake-wide", func(b *testing.B) {
+		b.SetParallelism(4)
+		parRingflake(b, "ring,wait:5ms,error", bench.WideLayout)
+	})
+	b.Run("ringflake-logical", func(b *testing.B) {
+		b.SetParallelism(4)
+		parRingflake(b, bench.LogicalStrategy, "twitter")
+	})
+	b.Run("bwmarrin-wide", func(b *testing.B) {
+		b.SetParallelism(4)
+		parBwmarrin(b, must[*snowflake.Node](b)(bench.NewBwmarrinWide()))
 	})
 }
 
