@@ -190,26 +190,49 @@ func (g *Generator) Next() (ID, error) { return g.NextContext(context.Background
 //     system clock, within about a millisecond of ctx's end: short waits
 //     sleep in the kernel and look at ctx every millisecond).
 func (g *Generator) NextContext(ctx context.Context) (ID, error) {
-	serial := g.ring.contended.Load()
-	if serial {
-		g.lock()
+	var (
+		id             ID
+		ok             bool
+		e, now, newest int64
+	)
+	if g.ring.contended.Load() {
+		id, ok, e, now, newest = g.fastSerial()
+	} else {
+		id, ok, e, now, newest = g.fast()
 	}
+	if ok {
+		return id, nil
+	}
+	return g.slow(ctx, e, now, newest)
+}
+
+// fastSerial is fast under the mutex of serial mode (see lock). The mutex
+// is released by a deferred call, so that a panic in the clock or the
+// lease, recovered by the caller, cannot leave it locked.
+func (g *Generator) fastSerial() (id ID, ok bool, e, now, newest int64) {
+	g.lock()
+	defer func() { g.unlock(now) }()
+	return g.fast()
+}
+
+// fast issues an ID without asking the strategy: at the clock's tick when
+// it has room, or from the range the first strategy chose for this same
+// situation. When it cannot (ok is false) it returns the readings the slow
+// path starts from.
+func (g *Generator) fast() (id ID, ok bool, e, now, newest int64) {
 	// newest first: every tick in it was then stamped from an earlier
 	// reading (or borrowed), so a call delayed between reading the clock
 	// and loading newest cannot mistake another call's later tick for a
 	// rollback.
-	newest := g.newest.Load()
-	e, now := g.src.readTick()
+	newest = g.newest.Load()
+	e, now = g.src.readTick()
 	if h := g.horizon.Load(); now <= h && now >= 0 && (g.lease == nil || g.lease.Held()) {
 		if now >= newest {
 			if v, ok := g.ring.takeAt(now); ok {
 				if now > newest {
 					g.raise(now)
 				}
-				if serial {
-					g.unlock(now)
-				}
-				return g.id(v), nil
+				return g.id(v), true, e, now, newest
 			}
 		}
 		// A rollback or borrowed time under way: the range the first
@@ -221,25 +244,16 @@ func (g *Generator) NextContext(ctx context.Context) (ID, error) {
 				// borrowing): while it has room, nothing moves and
 				// nothing is counted.
 				if v, ok := g.ring.takeAt(from); ok {
-					if serial {
-						g.unlock(now)
-					}
-					return g.id(v), nil
+					return g.id(v), true, e, now, newest
 				}
 			}
 			if v, ok := g.ring.take(from, limit, newest); ok {
 				g.issuedBy(g.ring.tick(v), now, newest)
-				if serial {
-					g.unlock(now)
-				}
-				return g.id(v), nil
+				return g.id(v), true, e, now, newest
 			}
 		}
 	}
-	if serial {
-		g.unlock(now)
-	}
-	return g.slow(ctx, e, now, newest)
+	return 0, false, e, now, newest
 }
 
 // lock serialises the fast path while calls collide on the ring.
@@ -253,9 +267,10 @@ func (g *Generator) NextContext(ctx context.Context) (ID, error) {
 // others wait, as a mutex-based generator's do, and IDs come out at about
 // the rate of one uncontended CPU instead of at the rate of cache-line
 // transfers. The slow path — waits above all — runs outside the mutex.
-// A tick in which no call had to wait for the mutex ends serial mode, and
-// so does a call that waits for the next tick: while the layout's cap
-// bounds the rate, serialising gains nothing and its hand-offs cost CPU.
+// Serial mode ends at the first call that gets the mutex without waiting
+// once no call has waited for it in the last two ticks, and at a call that
+// waits for the next tick: while the layout's cap bounds the rate,
+// serialising gains nothing and its hand-offs cost CPU.
 // Uniqueness and order never depend on the mutex: every ID still comes
 // from the ring's compare-and-swap.
 func (g *Generator) lock() {

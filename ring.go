@@ -34,10 +34,10 @@ type ring struct {
 
 	// contended is set when a compare-and-swap on a slot fails because
 	// another call changed it first: calls collide, and the generator
-	// serialises them (see Generator.lock) until they stop. Collisions in
-	// the tick after one whose sequence was used up by the time a call
-	// waited for the next (cappedAt) do not set it: then the layout's cap,
-	// not the CPUs, bounds the rate.
+	// serialises them (see Generator.lock) until they stop. Collisions at
+	// ticks up to the one after cappedAt — the latest tick whose sequence
+	// was used up when a call waited for the next — do not set it: then
+	// the layout's cap, not the CPUs, bounds the rate.
 	contended atomic.Bool
 	cappedAt  atomic.Int64
 

@@ -2,6 +2,7 @@ package ringflake
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,7 +17,9 @@ var serialStart = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
 // Once calls collide, the fast path runs under the mutex; a tick in which
 // no call had to wait for it ends serial mode, and a step back of the
-// clock does not keep it on.
+// clock does not keep it on. This is a unit test of the mode's state
+// machine, so it sets the state a collision and a wait for the mutex
+// leave (neither can be made to happen deterministically from outside).
 func TestSerialModeEndsAfterACalmTick(t *testing.T) {
 	clk := simclock.New(serialStart)
 	g, err := New(1, WithClock(clk))
@@ -124,4 +127,35 @@ func TestSerialModeStaysOffAtTheCap(t *testing.T) {
 	assert.False(t, g.ring.contended.Load(), "the tick after a used-up one does not start it")
 	g.ring.collide(tick + 2)
 	assert.True(t, g.ring.contended.Load(), "a tick later, a collision does")
+}
+
+// panicLease is a lease whose Held panics once when armed, as a buggy
+// lease backend might.
+type panicLease struct{ armed atomic.Bool }
+
+func (l *panicLease) Node() int64 { return 1 }
+func (l *panicLease) Held() bool {
+	if l.armed.Swap(false) {
+		panic("lease backend bug")
+	}
+	return true
+}
+
+// A panic in the lease (or the clock) under the mutex of serial mode,
+// recovered by the caller, leaves the mutex unlocked.
+func TestPanicInSerialModeReleasesTheMutex(t *testing.T) {
+	clk := simclock.New(serialStart)
+	lease := &panicLease{}
+	g, err := New(1, WithClock(clk), WithLease(lease))
+	require.NoError(t, err)
+	_, err = g.Next()
+	require.NoError(t, err)
+
+	g.ring.collide(g.layout.Tick(serialStart)) // as a failed swap would
+	lease.armed.Store(true)
+	require.Panics(t, func() { _, _ = g.Next() })
+	require.True(t, g.mu.TryLock(), "the mutex was released")
+	g.mu.Unlock()
+	_, err = g.Next()
+	require.NoError(t, err)
 }
