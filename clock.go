@@ -2,7 +2,6 @@ package ringflake
 
 import (
 	"context"
-	"math"
 	"sync/atomic"
 	"time"
 )
@@ -32,8 +31,8 @@ type MonotonicClock interface {
 
 // systemClock is the default clock: time.Now for the wall clock and the
 // monotonic reading Go carries in time.Time for Monotonic. Its After is
-// time.After; a generator on it does not wait through After, though, but
-// with [sleepPrecise].
+// time.After; a generator on it waits with [sleepPrecise] instead for
+// waits of at most [preciseWait].
 type systemClock struct{ start time.Time }
 
 func (c systemClock) Now() time.Time                         { return time.Now() }
@@ -41,49 +40,37 @@ func (c systemClock) Monotonic() time.Duration               { return time.Since
 func (c systemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // preciseWait is the longest wait a generator on the system clock spends
-// asleep in the kernel (see [sleepPrecise]): one tick of the coarsest
-// preset layouts (10 ms), more than a wait:5ms strategy asks for.
+// asleep with [sleepPrecise]: one tick of the coarsest preset layouts
+// (10 ms), more than a wait:5ms strategy asks for.
 const preciseWait = 10 * time.Millisecond
 
 // cancelSlice is how long a precise wait sleeps before it looks at its
 // context again: the longest a cancelled wait goes on.
 const cancelSlice = time.Millisecond
 
-// sleepPrecise waits d (at most [preciseWait]) for a generator on the
-// system clock, or until ctx is done, and returns ctx.Err() if it was.
-//
-// The Go runtime's timers cannot wait that precisely on Linux: they sleep
-// in the network poller, whose timeout has whole milliseconds, so a wait of
-// 300 µs for the next 1 ms tick lasts about 1.1 ms and a saturated
-// generator loses ticks. Where [sleepThread] can, the calling thread
-// therefore sleeps in the kernel — in slices of [cancelSlice] when ctx can
-// be cancelled, looking at ctx between them — and otherwise on a timer.
-// Nothing spins.
-func sleepPrecise(ctx context.Context, d time.Duration) error {
-	if !threadSleeps {
-		return sleepTimer(ctx, time.After(d))
-	}
-	return sleepSlices(ctx, d, sleepThread)
-}
-
-// sleepSlices sleeps d with sleep, in slices of [cancelSlice] when ctx can
-// be cancelled, and returns ctx.Err() as soon as it sees ctx done.
-func sleepSlices(ctx context.Context, d time.Duration, sleep func(time.Duration)) error {
+// sleepSlices sleeps until elapsed reports d, with sleep, in one piece
+// when ctx cannot be cancelled and otherwise in slices of at most
+// [cancelSlice], looking at ctx between them. It returns nil once d has
+// elapsed, and ctx.Err() when it sees ctx done before. Each slice is what
+// is left of d, so that sleeps which overrun (a kernel's timer slack) do
+// not add up.
+func sleepSlices(ctx context.Context, d time.Duration, sleep func(time.Duration), elapsed func() time.Duration) error {
 	done := ctx.Done()
-	for d > 0 {
-		slice := d
-		if done != nil {
-			slice = min(d, cancelSlice)
+	if done == nil {
+		sleep(d)
+		return nil
+	}
+	for {
+		sleep(min(d-elapsed(), cancelSlice))
+		if elapsed() >= d {
+			return nil
 		}
-		sleep(slice)
-		d -= slice
 		select {
 		case <-done:
 			return ctx.Err()
 		default:
 		}
 	}
-	return nil
 }
 
 // sleepTimer waits until timer fires or ctx is done, and returns ctx.Err()
@@ -132,16 +119,17 @@ type timeSource struct {
 // later re-sync takes for a step forward, never for a step back.
 func (s *timeSource) init(c Clock, now time.Time, epoch time.Time, unit time.Duration, stats *counters, newest *atomic.Int64) {
 	s.clock, s.epoch, s.unit, s.stats, s.newest = c, epoch, int64(unit), stats, newest
-	s.last.Store(math.MinInt64)
 	s.mono, _ = c.(MonotonicClock)
 	if sc, ok := c.(systemClock); ok {
 		s.sys, s.start = true, sc.start
 	}
-	if s.mono != nil {
-		e := int64(now.Sub(epoch))
-		s.offset.Store(e - s.monotonic())
-		s.synced.Store(floorDiv(e, s.unit))
+	e := int64(now.Sub(epoch))
+	if s.mono == nil {
+		s.last.Store(e) // a step back before the first call is seen by it
+		return
 	}
+	s.offset.Store(e - s.monotonic())
+	s.synced.Store(floorDiv(e, s.unit))
 }
 
 // monotonic returns the monotonic clock's reading.
@@ -150,12 +138,6 @@ func (s *timeSource) monotonic() int64 {
 		return int64(time.Since(s.start))
 	}
 	return int64(s.mono.Monotonic())
-}
-
-// read returns the clock's reading as nanoseconds since the epoch.
-func (s *timeSource) read() int64 {
-	e, _ := s.readTick()
-	return e
 }
 
 // readTick returns the clock's reading as nanoseconds since the epoch and
@@ -184,13 +166,8 @@ func (s *timeSource) readTick() (e, tick int64) {
 	return s.resyncTick()
 }
 
-// resync reads the wall clock, re-syncs the estimate with it and returns
-// the reading.
-func (s *timeSource) resync() int64 {
-	e, _ := s.resyncTick()
-	return e
-}
-
+// resyncTick reads the wall clock, re-syncs the estimate with it and
+// returns the reading and its tick.
 func (s *timeSource) resyncTick() (e, tick int64) {
 	// Monotonic first: the estimate at m with the offset another call
 	// may have stored meanwhile is still the wall clock at m, so

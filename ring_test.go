@@ -66,7 +66,7 @@ func TestRingRules(t *testing.T) {
 	v, ok := r3.take(-1000, 300, -1)
 	require.True(t, ok)
 	assert.Equal(t, int64(0), r3.tick(v))
-	v, ok = r3.take(-5, 0, -1)
+	_, ok = r3.take(-5, 0, -1)
 	assert.False(t, ok, "tick 0 is used up")
 	_, ok = r3.take(-5, -1, -1)
 	assert.False(t, ok)

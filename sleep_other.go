@@ -2,12 +2,14 @@
 
 package ringflake
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
-// threadSleeps reports whether sleepThread sleeps in the kernel: outside
-// Linux the Go runtime's timers are precise enough, and sleepPrecise uses
-// them.
-const threadSleeps = false
-
-// sleepThread is not used outside Linux.
-func sleepThread(d time.Duration) { time.Sleep(d) }
+// sleepPrecise waits d (at most [preciseWait]) for a generator on the
+// system clock, or until ctx is done, and returns ctx.Err() if it was.
+// Outside Linux the Go runtime's timers are precise enough.
+func sleepPrecise(ctx context.Context, d time.Duration) error {
+	return sleepTimer(ctx, time.After(d))
+}

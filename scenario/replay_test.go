@@ -196,6 +196,7 @@ func TestRun(t *testing.T) {
 
 	ft = &fakeT{}
 	r = scenario.Run(ft, path, sleeper{})
+	require.NotNil(t, r)
 	assert.NotEmpty(t, ft.errors, "a broken promise fails the test")
 
 	for _, bad := range []string{filepath.Join(dir, "missing.yaml"), writeFile(t, dir, "bad.yaml", "start: now\n")} {

@@ -194,12 +194,6 @@ func (e Event) String() string {
 	return s + " " + formatDuration(e.D)
 }
 
-// label is a short form of e for plots: "step -3ms".
-func (e Event) label() string {
-	_, after, _ := strings.Cut(e.String(), ": ")
-	return after
-}
-
 // clock returns the simclock event for e; Restart has none.
 func (e Event) clock() (simclock.Event, bool) {
 	var k simclock.Kind
