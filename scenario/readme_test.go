@@ -12,30 +12,30 @@ import (
 	"github.com/ringflake/ringflake/scenario"
 )
 
-// The README's words for whether a strategy keeps issuing IDs through a
+// The replay page's (docs/replay.md) words for whether a strategy keeps issuing IDs through a
 // scenario.
 const (
 	keepsIssuing = "keeps issuing" // no call fails
 	failsCalls   = "fails calls"   // some calls return an error
 )
 
-// readmeRow is a row of the README's table of shipped scenarios.
+// readmeRow is a row of the replay page's table of shipped scenarios.
 type readmeRow struct {
 	file   string          // the scenario's file under scenarios/
 	models string          // what real event it models
 	keeps  map[string]bool // per strategy: keeps issuing (no call fails)
 }
 
-// readmeTable parses the table of shipped scenarios in the README's
+// readmeTable parses the table of shipped scenarios in docs/replay.md's
 // section "Replaying clock skew in CI": its strategies, in column order,
 // and its rows. It fails the test on a table it cannot read, so that the
-// README cannot drift from what the test checks.
+// page cannot drift from what the test checks.
 func readmeTable(t *testing.T) (strats []string, rows []readmeRow) {
 	t.Helper()
-	data, err := os.ReadFile("../README.md")
+	data, err := os.ReadFile("../docs/replay.md")
 	require.NoError(t, err)
 	_, section, ok := strings.Cut(string(data), "\n## Replaying clock skew in CI\n")
-	require.True(t, ok, "the README has the section")
+	require.True(t, ok, "docs/replay.md has the section")
 	section, _, _ = strings.Cut(section, "\n## ")
 
 	var header []string
@@ -69,16 +69,16 @@ func readmeTable(t *testing.T) (strats []string, rows []readmeRow) {
 			case failsCalls:
 				row.keeps[strats[i]] = false
 			default:
-				t.Fatalf("README: %s, %s: %q is neither %q nor %q", name, strats[i], cell, keepsIssuing, failsCalls)
+				t.Fatalf("docs/replay.md: %s, %s: %q is neither %q nor %q", name, strats[i], cell, keepsIssuing, failsCalls)
 			}
 		}
 		rows = append(rows, row)
 	}
-	require.NotEmpty(t, rows, "the README's table of shipped scenarios")
+	require.NotEmpty(t, rows, "the replay page's table of shipped scenarios")
 	return strats, rows
 }
 
-// The README's table covers every shipped scenario and every built-in
+// docs/replay.md's table covers every shipped scenario and every built-in
 // strategy, once each, and only them.
 func TestReadmeTableCoversTheShippedScenarios(t *testing.T) {
 	strats, rows := readmeTable(t)

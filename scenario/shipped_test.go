@@ -15,7 +15,7 @@ import (
 
 // Every shipped scenario, replayed against every built-in strategy, keeps
 // the strategy's promises and meets the file's expectations, and each
-// strategy keeps issuing IDs or fails calls as the README's table says:
+// strategy keeps issuing IDs or fails calls as docs/replay.md's table says:
 // the table is the one account of that, independent of the expectations
 // written in the files, and cannot drift from the replays.
 func TestShippedScenarios(t *testing.T) {
@@ -29,18 +29,18 @@ func TestShippedScenarios(t *testing.T) {
 
 		for _, st := range scenario.Builtin() {
 			t.Run(row.file+"/"+st.String(), func(t *testing.T) {
-				require.Contains(t, strats, st.String(), "the README has a column for it")
+				require.Contains(t, strats, st.String(), "docs/replay.md has a column for it")
 				r := scenario.Run(t, path, st) // fails on broken promises and unmet expectations
 				require.NotNil(t, r)
-				assert.True(t, r.OK(), "RESULT ok, as the README says of every row")
+				assert.True(t, r.OK(), "RESULT ok, as docs/replay.md says of every row")
 				assert.Zero(t, r.Duplicates)
 				assert.Zero(t, r.ViolationCount, "%v", r.Violations)
 				assert.Positive(t, r.Issued)
 				assert.Equal(t, r.Calls, r.Issued+r.Errors.Total())
 				if row.keeps[st.String()] {
-					assert.True(t, r.Available(), "the README says it keeps issuing here: %v", r.Errors)
+					assert.True(t, r.Available(), "docs/replay.md says it keeps issuing here: %v", r.Errors)
 				} else {
-					assert.False(t, r.Available(), "the README says it fails calls here")
+					assert.False(t, r.Available(), "docs/replay.md says it fails calls here")
 				}
 				if r.Promise.Monotonic {
 					assert.Zero(t, r.OutOfOrder)
