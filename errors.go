@@ -165,5 +165,28 @@ func (e *MarkError) Error() string {
 // Is reports whether target is [ErrMarkCorrupt].
 func (e *MarkError) Is(target error) bool { return target == ErrMarkCorrupt }
 
+// ErrMarkMismatch is matched by the error [New] returns for a stored
+// high-water mark that was written for another node id or layout: reusing
+// it would protect the wrong IDs, and overwriting it would lose the other
+// node's. Details are in a [*MarkMismatchError].
+var ErrMarkMismatch = errors.New("ringflake: high-water mark belongs to another node id or layout")
+
+// MarkMismatchError reports a stored mark of another node id or layout. It
+// matches [ErrMarkMismatch].
+type MarkMismatchError struct {
+	Store          string // where the mark is stored, as the store names itself
+	Node, WantNode int64  // the mark's node id, and the generator's
+	Layout         string // the mark's layout, as [Layout.String] wrote it
+	WantLayout     string // the generator's
+}
+
+func (e *MarkMismatchError) Error() string {
+	return fmt.Sprintf("ringflake: high-water mark %s was written for node %d, layout %s; this generator is node %d, layout %s: give each node its own mark",
+		e.Store, e.Node, e.Layout, e.WantNode, e.WantLayout)
+}
+
+// Is reports whether target is [ErrMarkMismatch].
+func (e *MarkMismatchError) Is(target error) bool { return target == ErrMarkMismatch }
+
 // ErrClosed is returned by [Generator.Next] after [Generator.Close].
 var ErrClosed = errors.New("ringflake: generator closed")

@@ -40,6 +40,7 @@ type Generator struct {
 	newest    atomic.Int64 // greatest tick issued, -1 before the first ID
 	horizon   atomic.Int64 // greatest tick the fast path may issue at (horizon.go)
 	lane      lane         // the first strategy's plan for the current situation
+	stable    bool         // the first strategy is TickStable: its plans may go in the lane
 	src       timeSource
 	nodePart  int64 // node << seqBits
 	timeShift uint8
@@ -139,6 +140,9 @@ func New(node int64, opts ...Option) (*Generator, error) {
 		strategy:  cfg.strategy,
 		layout:    l,
 		node:      node,
+	}
+	if ts, ok := g.steps[0].(strategies.TickStable); ok {
+		g.stable = ts.TickStable()
 	}
 	g.ring.seqBits, g.ring.maxSeq = l.seqBits, uint64(l.MaxSequence())
 	g.ring.cappedAt.Store(math.MinInt64)
@@ -412,7 +416,7 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 					v, ok = g.ring.take(from, min(limit, g.hardTick()), newest)
 				}
 				if ok {
-					if i == 0 && c.waited == 0 {
+					if i == 0 && c.waited == 0 && g.stable {
 						g.lane.set(now, newest, from, limit)
 					}
 					g.issuedBy(g.ring.tick(v), now, newest)
@@ -428,7 +432,9 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 			if s.IsBehind() {
 				err = &RollbackError{Behind: s.Behind()}
 			} else {
-				sleep = s.Until(now + 1) // the tick is used up: wait for the next
+				// The tick is used up, or reserved by the previous run's
+				// mark: wait for the next tick that may have room.
+				sleep = s.Until(g.nextFree(now))
 				g.ring.capped(now)
 			}
 		}
@@ -528,14 +534,25 @@ func (g *Generator) Close(ctx context.Context) error {
 	if err := g.SyncMark(ctx); err != nil && ctx.Err() != nil {
 		return err // a failed save is replaced below
 	}
+	// The exact mark: the newest tick issued — or, when this run issued
+	// nothing past the previous run's mark, that mark, whose reservation
+	// may hide IDs of that run. A run that issued nothing at all leaves
+	// the mark of nothing issued.
 	newest := g.newest.Load()
-	if newest < 0 || newest >= g.mark.hard.Load() {
-		return nil
-	}
-	if err := g.mark.store.SaveMark(ctx, g.layout.TickTime(newest)); err != nil {
+	if err := g.mark.store.SaveMark(ctx, g.markOf(max(newest, g.mark.reserved), newest)); err != nil {
 		return fmt.Errorf("ringflake: saving the high-water mark: %w", err)
 	}
 	return nil
+}
+
+// nextFree returns the first tick after now that may have room: the next
+// tick, or the one after the previous run's mark while the clock reads
+// inside its reservation.
+func (g *Generator) nextFree(now int64) int64 {
+	if g.mark != nil {
+		now = max(now, g.mark.reserved)
+	}
+	return now + 1
 }
 
 // sleep waits d on the generator's clock, or until ctx is done.

@@ -75,7 +75,9 @@ type checker struct {
 	exact  bool          // the clock has no jitter, drift or freeze, so amounts and stalls can be checked to the nanosecond
 	slack  time.Duration // read noise of the clock: the generator may see the wall this far ahead
 
-	floor      int64    // tick of the mark the generator started from: it must issue only after it
+	floor      int64         // tick of the mark the generator started from: it must issue only after it
+	since      int64         // tick of the mark's Since: between it and floor the previous run reserved time
+	markAhead  time.Duration // WithMarkAhead of restarted generators; 0: the default
 	process    *process // the running generator's access to the mark store
 	seen       map[ringflake.ID]bool
 	last       ringflake.ID
@@ -118,7 +120,7 @@ func (c *checker) newGenerator(node int64, opts ...ringflake.Option) *ringflake.
 // clock, the state only of store. With clean, the old one is closed first;
 // otherwise it crashes: a save it still has in flight ends, and it saves
 // nothing more. It returns the mark the new generator starts from.
-func (c *checker) restart(store ringflake.MarkStore, clean bool) time.Time {
+func (c *checker) restart(store ringflake.MarkStore, clean bool) ringflake.Mark {
 	c.t.Helper()
 	switch {
 	case clean:
@@ -130,9 +132,19 @@ func (c *checker) restart(store ringflake.MarkStore, clean bool) time.Time {
 	c.process = &process{store: store}
 	mark, err := store.LoadMark(context.Background())
 	require.NoError(c.t, err)
-	c.gen = c.newGenerator(c.gen.Node(), ringflake.WithMarkStore(c.process))
-	c.floor = c.layout.Tick(mark)
-	c.newest = max(c.newest, c.floor) // the new generator counts everything up to the mark as issued
+	opts := []ringflake.Option{ringflake.WithMarkStore(c.process)}
+	if c.markAhead > 0 {
+		opts = append(opts, ringflake.WithMarkAhead(c.markAhead))
+	}
+	c.gen = c.newGenerator(c.gen.Node(), opts...)
+	c.floor, c.since = -1, -1
+	if !mark.Limit.IsZero() {
+		c.floor, c.since = c.layout.Tick(mark.Limit), c.layout.Tick(mark.Since)
+	}
+	// The new generator counts everything up to the mark as issued, and
+	// knows of IDs up to the mark's Since: a clock behind Since is a
+	// rollback, measured from there.
+	c.newest = c.since
 	return mark
 }
 
@@ -185,6 +197,15 @@ func (c *checker) next() error {
 	// wall clock, the bound holds even while the wall stands still; on a
 	// clock without freezes or drift it holds for true time as well.
 	limit := c.sc.maxStall + c.layout.Unit() + 2*c.slack
+	if c.floor >= 0 {
+		// A restart inside the previous run's reservation — the clock
+		// past the mark's Since but not past the mark — waits it out,
+		// whatever the strategy: that is not a rollback's stall.
+		end := c.layout.TickTime(c.floor + 1)
+		if r := end.Sub(later(wallBefore, c.layout.TickTime(c.since))); end.After(wallBefore) && r > 0 {
+			limit += r
+		}
+	}
 	if moved := c.clk.Wall().Sub(wallBefore); moved > limit {
 		c.t.Fatalf("%s: the wall clock moved %v during one call, promise is at most %v", c.sc.name, moved, limit)
 	}
@@ -248,6 +269,14 @@ func (c *checker) next() error {
 	return nil
 }
 
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
 // issue makes n calls.
 func (c *checker) issue(n int) {
 	for range n {
@@ -288,9 +317,9 @@ type process struct {
 	crashed bool
 }
 
-func (p *process) LoadMark(ctx context.Context) (time.Time, error) { return p.store.LoadMark(ctx) }
+func (p *process) LoadMark(ctx context.Context) (ringflake.Mark, error) { return p.store.LoadMark(ctx) }
 
-func (p *process) SaveMark(ctx context.Context, mark time.Time) error {
+func (p *process) SaveMark(ctx context.Context, mark ringflake.Mark) error {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if p.crashed {

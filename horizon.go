@@ -19,6 +19,13 @@ type marker struct {
 	aheadTicks int64
 	hard       atomic.Int64 // the saved mark's tick: nothing is issued above it
 
+	// reserved is the tick of the previous run's mark (-1 without one):
+	// every tick up to it counts as issued. The ticks after the previous
+	// run's Since are a reservation, not IDs known to be issued: a clock
+	// that reads among them is waited out (or borrowed across), not
+	// reported as a rollback. It does not change after New.
+	reserved int64
+
 	mu     sync.Mutex
 	saving chan struct{} // closed when the save in flight ends; nil when idle
 	err    error         // the error of the last save, until one succeeds
@@ -86,10 +93,12 @@ func (g *Generator) saveMark(tick int64) (<-chan struct{}, error) {
 		return nil, err
 	}
 	target := min(tick+m.aheadTicks, g.last)
+	_, now := g.src.readTick()
+	mark := g.markOf(target, max(now, g.newest.Load()))
 	done := make(chan struct{})
 	m.saving = done
 	go func() {
-		err := m.store.SaveMark(context.Background(), g.layout.TickTime(target))
+		err := m.store.SaveMark(context.Background(), mark)
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if err == nil {
@@ -105,33 +114,77 @@ func (g *Generator) saveMark(tick int64) (<-chan struct{}, error) {
 	return done, nil
 }
 
-// loadMark reads the mark of a previous run, treats everything up to it as
-// issued, and saves the first mark of this run, ahead of both the clock and
-// the old mark.
+// markOf returns the mark that nothing was issued after tick limit, and
+// that the generator knew of tick since (its clock or its newest ID);
+// limit < 0 is the mark of nothing issued.
+func (g *Generator) markOf(limit, since int64) Mark {
+	m := Mark{Node: g.node, Layout: g.layout.String()}
+	if limit >= 0 {
+		m.Limit = g.layout.TickTime(limit)
+		m.Since = g.layout.TickTime(min(max(since, 0), limit))
+	}
+	return m
+}
+
+// loadMark reads the mark of a previous run and treats everything up to it
+// as issued. The newest tick becomes the mark's Since: a clock behind it
+// is a rollback; one between it and the mark waits for the reservation.
+// When the clock (tick now) is already past the mark, it saves this run's
+// first mark, ahead of the clock; otherwise the previous mark covers the
+// ticks up to it and the next save comes when the clock nears it, so that
+// a process that keeps crashing before the clock passes its mark never
+// moves the mark further ahead.
 func (g *Generator) loadMark(ctx context.Context, now int64) error {
 	m := g.mark
+	m.reserved = -1
 	prev, err := m.store.LoadMark(ctx)
 	if err != nil {
 		return err
 	}
-	start := now
-	if !prev.IsZero() {
-		tick := g.layout.Tick(prev)
-		if tick > g.last {
-			return &timeError{err: ErrLayoutExpired, at: prev, edge: g.layout.Last()}
+	if err := g.checkMark(prev); err != nil {
+		return err
+	}
+	if !prev.Limit.IsZero() {
+		limit := g.layout.Tick(prev.Limit)
+		if limit > g.last {
+			return &timeError{err: ErrLayoutExpired, at: prev.Limit, edge: g.layout.Last()}
 		}
-		if tick >= 0 {
-			g.newest.Store(tick)
-			g.ring.fill(tick)
-			start = max(start, tick)
+		if limit >= 0 {
+			since := limit
+			if !prev.Since.IsZero() {
+				since = min(g.layout.Tick(prev.Since), limit)
+			}
+			g.newest.Store(max(since, -1))
+			g.ring.fill(limit)
+			m.reserved = limit
 		}
 	}
-	target := min(start+m.aheadTicks, g.last)
-	if err := m.store.SaveMark(ctx, g.layout.TickTime(target)); err != nil {
+	if m.reserved >= now {
+		m.hard.Store(m.reserved)
+		return nil
+	}
+	target := min(now+m.aheadTicks, g.last)
+	if err := m.store.SaveMark(ctx, g.markOf(target, max(now, g.newest.Load()))); err != nil {
 		return fmt.Errorf("ringflake: saving the high-water mark: %w", err)
 	}
 	m.hard.Store(target)
 	return nil
+}
+
+// checkMark refuses a mark written for another node id or layout.
+func (g *Generator) checkMark(prev Mark) error {
+	if prev.Layout == "" {
+		return nil // a mark of an earlier version, or of nothing
+	}
+	l, err := ParseLayout(prev.Layout)
+	if prev.Node == g.node && err == nil && l.Equal(g.layout) {
+		return nil
+	}
+	store := fmt.Sprintf("%T", g.mark.store)
+	if s, ok := g.mark.store.(fmt.Stringer); ok {
+		store = s.String()
+	}
+	return &MarkMismatchError{Store: store, Node: prev.Node, WantNode: g.node, Layout: prev.Layout, WantLayout: g.layout.String()}
 }
 
 // SyncMark waits until no save of the high-water mark is under way and

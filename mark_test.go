@@ -27,15 +27,24 @@ func TestFileMarkStoreRoundTrip(t *testing.T) {
 	assert.True(t, mark.IsZero())
 
 	at := time.Date(2026, 11, 22, 12, 0, 1, 500_000_000, time.UTC)
-	require.NoError(t, s.SaveMark(ctx, at))
+	want := ringflake.Mark{Limit: at, Since: at.Add(-time.Second), Node: 7, Layout: "twitter"}
+	require.NoError(t, s.SaveMark(ctx, want))
 	mark, err = s.LoadMark(ctx)
 	require.NoError(t, err)
-	assert.True(t, at.Equal(mark))
+	assert.Equal(t, want, mark)
 
-	require.NoError(t, s.SaveMark(ctx, at.Add(time.Hour)))
+	want = ringflake.Mark{Limit: at.Add(time.Hour), Since: at.Add(time.Hour), Node: 7, Layout: "epoch=2020-01-01T00:00:00Z,unit=1ms,time=41,node=0,seq=22"}
+	require.NoError(t, s.SaveMark(ctx, want))
 	mark, err = s.LoadMark(ctx)
 	require.NoError(t, err)
-	assert.True(t, at.Add(time.Hour).Equal(mark))
+	assert.Equal(t, want, mark, "a layout of key=value pairs")
+
+	nothing := ringflake.Mark{Node: 7, Layout: "twitter"}
+	require.NoError(t, s.SaveMark(ctx, nothing))
+	mark, err = s.LoadMark(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, nothing, mark, "the mark of nothing issued keeps its node and layout")
+	assert.False(t, mark.IsZero())
 
 	entries, err := os.ReadDir(filepath.Dir(s.Path()))
 	require.NoError(t, err)
@@ -45,7 +54,8 @@ func TestFileMarkStoreRoundTrip(t *testing.T) {
 func TestFileMarkStoreRejectsDamage(t *testing.T) {
 	ctx := context.Background()
 	good := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "mark"))
-	require.NoError(t, good.SaveMark(ctx, time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)))
+	at := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	require.NoError(t, good.SaveMark(ctx, ringflake.Mark{Limit: at, Since: at, Node: 0, Layout: "twitter"}))
 	content, err := os.ReadFile(good.Path())
 	require.NoError(t, err)
 
@@ -56,12 +66,16 @@ func TestFileMarkStoreRejectsDamage(t *testing.T) {
 		{"empty", ""},
 		{"truncated", string(content[:len(content)/2])},
 		{"no final newline", string(content[:len(content)-1])},
-		{"altered digit", string(content[:22]) + "9" + string(content[23:])},
+		{"altered digit", string(content[:30]) + "9" + string(content[31:])},
 		{"altered checksum", string(content[:len(content)-2]) + "0\n"},
 		{"not a mark file", "hello\n"},
 		{"a megabyte, not read whole", string(make([]byte, 1<<20))},
-		{"garbage time with a valid checksum", fmt.Sprintf("ringflake-mark v1 yesterday crc32=%08x\n",
-			crc32.ChecksumIEEE([]byte("ringflake-mark v1 yesterday")))},
+		{"garbage time with a valid checksum", withChecksum("ringflake-mark v1 yesterday")},
+		{"v2 without since", withChecksum("ringflake-mark v2 limit=2026-11-22T12:00:00Z node=0 layout=twitter")},
+		{"since after limit", withChecksum("ringflake-mark v2 limit=2026-11-22T12:00:00Z since=2026-11-22T12:00:01Z node=0 layout=twitter")},
+		{"negative node", withChecksum("ringflake-mark v2 limit=2026-11-22T12:00:00Z since=2026-11-22T12:00:00Z node=-1 layout=twitter")},
+		{"since without a limit", withChecksum("ringflake-mark v2 limit=none since=2026-11-22T12:00:00Z node=0 layout=twitter")},
+		{"v1 header, v2 body", withChecksum("ringflake-mark v1 limit=2026-11-22T12:00:00Z since=2026-11-22T12:00:00Z node=0 layout=twitter")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "mark"))
@@ -79,6 +93,27 @@ func TestFileMarkStoreRejectsDamage(t *testing.T) {
 	}
 }
 
+// withChecksum returns a mark file of one line with a valid checksum.
+func withChecksum(line string) string {
+	return fmt.Sprintf("%s crc32=%08x\n", line, crc32.ChecksumIEEE([]byte(line)))
+}
+
+// A mark file written before v0.2 holds a bare time: it still reads, as
+// an exact mark of unknown node and layout.
+func TestFileMarkStoreReadsVersion1(t *testing.T) {
+	s := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "mark"))
+	require.NoError(t, os.WriteFile(s.Path(), []byte(withChecksum("ringflake-mark v1 2026-11-22T12:00:00.5Z")), 0o600))
+	mark, err := s.LoadMark(context.Background())
+	require.NoError(t, err)
+	at := time.Date(2026, 11, 22, 12, 0, 0, 500_000_000, time.UTC)
+	assert.Equal(t, ringflake.Mark{Limit: at, Since: at}, mark)
+
+	var m ringflake.Mark
+	require.NoError(t, m.UnmarshalText([]byte("2026-11-22T12:00:00.5Z")), "a lease's mark of an earlier version")
+	assert.Equal(t, ringflake.Mark{Limit: at, Since: at}, m)
+	require.ErrorIs(t, m.UnmarshalText([]byte("tomorrow")), ringflake.ErrMarkCorrupt)
+}
+
 func TestFileMarkStoreUnreadable(t *testing.T) {
 	dir := t.TempDir()
 	s := ringflake.NewFileMarkStore(dir) // a directory is not a readable file
@@ -89,7 +124,7 @@ func TestFileMarkStoreUnreadable(t *testing.T) {
 	require.Error(t, err)
 
 	missingDir := ringflake.NewFileMarkStore(filepath.Join(dir, "no", "such", "dir", "mark"))
-	err = missingDir.SaveMark(context.Background(), start)
+	err = missingDir.SaveMark(context.Background(), ringflake.Mark{Limit: start, Since: start})
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
 
@@ -97,18 +132,18 @@ func TestFileMarkStoreUnreadable(t *testing.T) {
 // can be told to fail.
 type recordingStore struct {
 	mu    sync.Mutex
-	mark  time.Time
-	saves []time.Time
+	mark  ringflake.Mark
+	saves []ringflake.Mark
 	fail  error
 }
 
-func (s *recordingStore) LoadMark(context.Context) (time.Time, error) {
+func (s *recordingStore) LoadMark(context.Context) (ringflake.Mark, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.mark, nil
 }
 
-func (s *recordingStore) SaveMark(_ context.Context, mark time.Time) error {
+func (s *recordingStore) SaveMark(_ context.Context, mark ringflake.Mark) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fail != nil {
@@ -119,10 +154,19 @@ func (s *recordingStore) SaveMark(_ context.Context, mark time.Time) error {
 	return nil
 }
 
+// snapshot returns the Limit of the mark saved last, and how many saves
+// there were.
 func (s *recordingStore) snapshot() (time.Time, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.mark, len(s.saves)
+	return s.mark.Limit, len(s.saves)
+}
+
+// saved returns the mark saved last.
+func (s *recordingStore) saved() ringflake.Mark {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mark
 }
 
 func TestGeneratorWritesMarkAhead(t *testing.T) {
@@ -195,7 +239,8 @@ func TestNewRejectsMarkOptions(t *testing.T) {
 	require.ErrorIs(t, err, ringflake.ErrInvalidOption)
 	_, err = ringflake.New(0, ringflake.WithMarkStore(&recordingStore{}), ringflake.WithMarkAhead(time.Millisecond))
 	require.ErrorIs(t, err, ringflake.ErrInvalidOption)
-	store := &recordingStore{mark: ringflake.TwitterLayout().Last().Add(time.Hour)}
+	past := ringflake.TwitterLayout().Last().Add(time.Hour)
+	store := &recordingStore{mark: ringflake.Mark{Limit: past, Since: past}}
 	_, err = ringflake.New(0, ringflake.WithClock(simclock.New(start)), ringflake.WithMarkStore(store))
 	require.ErrorIs(t, err, ringflake.ErrLayoutExpired)
 }
@@ -296,7 +341,7 @@ func TestLeaseKeepsTheMark(t *testing.T) {
 	clk := simclock.New(start)
 	lease := &leaseWithMarks{fakeLease: fakeLease{node: 2, held: true}}
 	previous := start.Add(2 * time.Second) // the id's previous holder ran on a clock 2 s ahead
-	lease.mark = previous
+	lease.mark = ringflake.Mark{Limit: previous, Since: previous}
 	g, err := ringflake.New(2, ringflake.WithClock(clk), ringflake.WithLease(lease), ringflake.WithStrategy(strategies.Logical(5*time.Second)))
 	require.NoError(t, err)
 	id, err := g.Next()
@@ -328,14 +373,21 @@ func TestLeaseSuggestsTheMarkLead(t *testing.T) {
 
 	_, err = ringflake.New(3, ringflake.WithClock(clk), ringflake.WithLease(lease), ringflake.WithMarkAhead(300*time.Millisecond))
 	require.NoError(t, err)
+	mark, saves := lease.recordingStore.snapshot()
+	assert.Equal(t, []any{start.Add(4 * time.Second), 1}, []any{mark, saves},
+		"a previous mark ahead of the clock covers the start: no save, so that restarts never push it further")
+
+	clk.Add(5 * time.Second) // the previous run's mark is in the past
+	_, err = ringflake.New(3, ringflake.WithClock(clk), ringflake.WithLease(lease), ringflake.WithMarkAhead(300*time.Millisecond))
+	require.NoError(t, err)
 	mark, _ = lease.recordingStore.snapshot()
-	assert.Equal(t, start.Add(4300*time.Millisecond), mark, "WithMarkAhead wins: 300 ms past the previous run's mark")
+	assert.Equal(t, start.Add(5300*time.Millisecond), mark, "WithMarkAhead wins: 300 ms ahead of the clock")
 
 	fresh := &aheadLease{leaseWithMarks: leaseWithMarks{fakeLease: fakeLease{node: 3, held: true}}, ahead: 4 * time.Second}
 	_, err = ringflake.New(3, ringflake.WithClock(clk), ringflake.WithLease(fresh), ringflake.WithMarkAhead(300*time.Millisecond))
 	require.NoError(t, err)
 	mark, _ = fresh.recordingStore.snapshot()
-	assert.Equal(t, start.Add(300*time.Millisecond), mark, "WithMarkAhead wins over the lease's lead")
+	assert.Equal(t, start.Add(5300*time.Millisecond), mark, "WithMarkAhead wins over the lease's lead")
 
 	_, err = ringflake.New(3, ringflake.WithClock(clk), ringflake.WithLease(fresh), ringflake.WithMarkStore(&recordingStore{}))
 	require.ErrorIs(t, err, ringflake.ErrInvalidOption)
@@ -347,7 +399,7 @@ type gateStore struct {
 	gate chan struct{}
 }
 
-func (s *gateStore) SaveMark(ctx context.Context, mark time.Time) error {
+func (s *gateStore) SaveMark(ctx context.Context, mark ringflake.Mark) error {
 	<-s.gate
 	return s.recordingStore.SaveMark(ctx, mark)
 }

@@ -521,11 +521,12 @@ func (l *Lease) Close(ctx context.Context) error {
 
 // LoadMark returns the node's high-water mark, kept in etcd without a
 // lease so that it outlives leases: the mark of the id's previous holders,
-// or the zero Time when no holder ever saved one. It implements
+// or the zero Mark when no holder ever saved one. It implements
 // [ringflake.MarkStore]. Errors match ringflake.ErrLeaseLost when another
 // holder acquired the id since this lease did, and ringflake.ErrMarkCorrupt
-// for a stored mark that is not a time.
-func (l *Lease) LoadMark(ctx context.Context) (time.Time, error) {
+// for a stored mark that is not a mark (a bare time, as earlier versions
+// stored, still reads).
+func (l *Lease) LoadMark(ctx context.Context) (ringflake.Mark, error) {
 	ctx, cancel := context.WithTimeout(ctx, l.s.Timeout)
 	defer cancel()
 	txn, err := l.client.Txn(ctx).
@@ -533,20 +534,20 @@ func (l *Lease) LoadMark(ctx context.Context) (time.Time, error) {
 		Then(clientv3.OpGet(l.markKey)).
 		Commit()
 	if err != nil {
-		return time.Time{}, fmt.Errorf("etcdlease: loading the mark of node %d: %w", l.node, err)
+		return ringflake.Mark{}, fmt.Errorf("etcdlease: loading the mark of node %d: %w", l.node, err)
 	}
 	if !txn.Succeeded {
-		return time.Time{}, fmt.Errorf("%w: etcdlease: node %d was acquired by another holder", ringflake.ErrLeaseLost, l.node)
+		return ringflake.Mark{}, fmt.Errorf("%w: etcdlease: node %d was acquired by another holder", ringflake.ErrLeaseLost, l.node)
 	}
 	kvs := txn.Responses[0].GetResponseRange().Kvs
 	if len(kvs) == 0 {
-		return time.Time{}, nil
+		return ringflake.Mark{}, nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, string(kvs[0].Value))
-	if err != nil {
-		return time.Time{}, &ringflake.MarkError{Path: "etcd " + l.markKey, Reason: fmt.Sprintf("%q is not an RFC 3339 time", kvs[0].Value)}
+	var m ringflake.Mark
+	if err := m.UnmarshalText(kvs[0].Value); err != nil {
+		return ringflake.Mark{}, &ringflake.MarkError{Path: "etcd " + l.markKey, Reason: fmt.Sprintf("%q is not a mark", kvs[0].Value)}
 	}
-	return t, nil
+	return m, nil
 }
 
 // SaveMark stores mark while, and only while, the id's key holds this
@@ -557,12 +558,13 @@ func (l *Lease) LoadMark(ctx context.Context) (time.Time, error) {
 // lease writes its token, so the token is the fencing token. It
 // implements [ringflake.MarkStore]. Errors match ringflake.ErrLeaseLost
 // when the token does not hold the id.
-func (l *Lease) SaveMark(ctx context.Context, mark time.Time) error {
+func (l *Lease) SaveMark(ctx context.Context, mark ringflake.Mark) error {
+	text, _ := mark.MarshalText() // never fails
 	ctx, cancel := context.WithTimeout(ctx, l.s.Timeout)
 	defer cancel()
 	txn, err := l.client.Txn(ctx).
 		If(clientv3.Compare(clientv3.Value(l.leaseKey), "=", l.token)).
-		Then(clientv3.OpPut(l.markKey, mark.UTC().Format(time.RFC3339Nano))).
+		Then(clientv3.OpPut(l.markKey, string(text))).
 		Commit()
 	if err != nil {
 		return fmt.Errorf("etcdlease: saving the mark of node %d: %w", l.node, err)

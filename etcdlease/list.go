@@ -9,6 +9,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/ringflake/ringflake"
 )
 
 // A Holding is a node id in use, as [List] reports it.
@@ -19,7 +21,8 @@ type Holding struct {
 	// TTL is how long the id stays held on the server unless renewed, in
 	// whole seconds as etcd reports it.
 	TTL time.Duration
-	// Mark is the node's saved high-water mark; zero when none was saved.
+	// Mark is the Limit of the node's saved high-water mark; zero when none
+	// was saved (or the mark cannot be read).
 	Mark time.Time
 }
 
@@ -62,7 +65,10 @@ func List(ctx context.Context, client Client, opts Options) ([]Holding, error) {
 			h.Holder = holder
 		}
 		if m, ok := values[2][n]; ok {
-			h.Mark, _ = time.Parse(time.RFC3339Nano, string(m))
+			var mark ringflake.Mark
+			if mark.UnmarshalText(m) == nil {
+				h.Mark = mark.Limit
+			}
 		}
 		if id := leases[n]; id != 0 {
 			ttl, err := client.TimeToLive(ctx, clientv3.LeaseID(id))

@@ -342,30 +342,31 @@ func (l *Lease) Close(ctx context.Context) error {
 
 // LoadMark returns the node's high-water mark, kept in Redis without a TTL
 // so that it outlives leases: the mark of the id's previous holders, or the
-// zero Time when no holder ever saved one. It implements
+// zero Mark when no holder ever saved one. It implements
 // [ringflake.MarkStore]. Errors match ringflake.ErrLeaseLost when another
 // holder acquired the id since this lease did, ringflake.ErrMarkCorrupt
-// for a stored mark that is not a time, and context.DeadlineExceeded when
-// the request takes longer than Options.Timeout.
-func (l *Lease) LoadMark(ctx context.Context) (time.Time, error) {
+// for a stored mark that is not a mark (a bare time, as earlier versions
+// stored, still reads), and context.DeadlineExceeded when the request takes
+// longer than Options.Timeout.
+func (l *Lease) LoadMark(ctx context.Context) (ringflake.Mark, error) {
 	v, err := leasekeep.Call(ctx, l.s.Timeout, func(ctx context.Context) ([]any, error) {
 		return loadMarkScript.Run(ctx, l.client, []string{l.nodeKey}).Slice()
 	})
 	if err != nil {
-		return time.Time{}, fmt.Errorf("redislease: loading the mark of node %d: %w", l.node, err)
+		return ringflake.Mark{}, fmt.Errorf("redislease: loading the mark of node %d: %w", l.node, err)
 	}
 	if len(v) != 2 || v[0] != l.token {
-		return time.Time{}, fmt.Errorf("%w: redislease: node %d was acquired by another holder", ringflake.ErrLeaseLost, l.node)
+		return ringflake.Mark{}, fmt.Errorf("%w: redislease: node %d was acquired by another holder", ringflake.ErrLeaseLost, l.node)
 	}
 	if v[1] == nil {
-		return time.Time{}, nil
+		return ringflake.Mark{}, nil
 	}
 	s, _ := v[1].(string)
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, &ringflake.MarkError{Path: "redis " + l.nodeKey + " mark", Reason: fmt.Sprintf("%q is not an RFC 3339 time", s)}
+	var m ringflake.Mark
+	if err := m.UnmarshalText([]byte(s)); err != nil {
+		return ringflake.Mark{}, &ringflake.MarkError{Path: "redis " + l.nodeKey + " mark", Reason: fmt.Sprintf("%q is not a mark", s)}
 	}
-	return t, nil
+	return m, nil
 }
 
 // SaveMark stores mark while, and only while, this lease's token holds the
@@ -377,9 +378,10 @@ func (l *Lease) LoadMark(ctx context.Context) (time.Time, error) {
 // takes longer than Options.Timeout (the mark may then be saved or not).
 // How durable a saved mark is depends on the server's persistence (see the
 // package documentation).
-func (l *Lease) SaveMark(ctx context.Context, mark time.Time) error {
+func (l *Lease) SaveMark(ctx context.Context, mark ringflake.Mark) error {
+	text, _ := mark.MarshalText() // never fails
 	n, err := leasekeep.Call(ctx, l.s.Timeout, func(ctx context.Context) (int64, error) {
-		return saveMarkScript.Run(ctx, l.client, []string{l.leaseKey, l.nodeKey}, l.token, mark.UTC().Format(time.RFC3339Nano)).Int64()
+		return saveMarkScript.Run(ctx, l.client, []string{l.leaseKey, l.nodeKey}, l.token, string(text)).Int64()
 	})
 	if err != nil {
 		return fmt.Errorf("redislease: saving the mark of node %d: %w", l.node, err)

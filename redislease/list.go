@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/internal/leasekeep"
 )
 
@@ -17,7 +18,8 @@ type Holding struct {
 	Holder string
 	// TTL is how long the id stays held on the server unless renewed.
 	TTL time.Duration
-	// Mark is the node's saved high-water mark; zero when none was saved.
+	// Mark is the Limit of the node's saved high-water mark; zero when none
+	// was saved (or the mark cannot be read).
 	Mark time.Time
 }
 
@@ -57,7 +59,10 @@ func List(ctx context.Context, client redis.Scripter, opts Options) ([]Holding, 
 				h.Holder, _ = f[4].(string)
 			}
 			if m, ok := f[5].(string); ok {
-				h.Mark, _ = time.Parse(time.RFC3339Nano, m)
+				var mark ringflake.Mark
+				if mark.UnmarshalText([]byte(m)) == nil {
+					h.Mark = mark.Limit
+				}
 			}
 			out = append(out, h)
 		}

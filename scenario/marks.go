@@ -4,7 +4,8 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
-	"time"
+
+	"github.com/ringflake/ringflake"
 )
 
 // markStore is the ringflake.MarkStore of a replay that keeps a high-water
@@ -14,17 +15,17 @@ import (
 // from a goroutine of its own.
 type markStore struct {
 	mu   sync.Mutex
-	mark time.Time
+	mark ringflake.Mark
 	slow func() // when set, runs inside every SaveMark: a store that takes its time
 }
 
 func newMarkStore(slow func()) *markStore { return &markStore{slow: slow} }
 
-// LoadMark returns the mark saved last, or the zero Time before the first
+// LoadMark returns the mark saved last, or the zero Mark before the first
 // save.
-func (s *markStore) LoadMark(ctx context.Context) (time.Time, error) {
+func (s *markStore) LoadMark(ctx context.Context) (ringflake.Mark, error) {
 	if err := ctx.Err(); err != nil {
-		return time.Time{}, err
+		return ringflake.Mark{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -32,7 +33,7 @@ func (s *markStore) LoadMark(ctx context.Context) (time.Time, error) {
 }
 
 // SaveMark replaces the mark.
-func (s *markStore) SaveMark(ctx context.Context, mark time.Time) error {
+func (s *markStore) SaveMark(ctx context.Context, mark ringflake.Mark) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -46,7 +47,7 @@ func (s *markStore) SaveMark(ctx context.Context, mark time.Time) error {
 }
 
 // saved returns the mark saved last.
-func (s *markStore) saved() time.Time {
+func (s *markStore) saved() ringflake.Mark {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.mark
@@ -59,10 +60,12 @@ type process struct {
 	dead  atomic.Bool
 }
 
-func (p *process) LoadMark(ctx context.Context) (time.Time, error) { return p.store.LoadMark(ctx) }
+func (p *process) LoadMark(ctx context.Context) (ringflake.Mark, error) {
+	return p.store.LoadMark(ctx)
+}
 
 // SaveMark saves through to the store, unless the run crashed.
-func (p *process) SaveMark(ctx context.Context, mark time.Time) error {
+func (p *process) SaveMark(ctx context.Context, mark ringflake.Mark) error {
 	if p.dead.Load() {
 		return errCrashed
 	}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ringflake/ringflake"
 )
 
 // However long a save of the mark takes in real time, a replay reports the
@@ -38,12 +41,13 @@ func TestMarkStore(t *testing.T) {
 	assert.True(t, mark.IsZero(), "no mark before the first save")
 
 	run := &process{store: store}
-	at := mark.Add(1)
+	at := ringflake.Mark{Limit: time.Unix(1, 0), Since: time.Unix(1, 0)}
 	require.NoError(t, run.SaveMark(ctx, at))
 	assert.Equal(t, at, store.saved())
 
 	run.dead.Store(true)
-	require.ErrorIs(t, run.SaveMark(ctx, at.Add(2)), errCrashed, "a dead run saves nothing")
+	later := ringflake.Mark{Limit: time.Unix(2, 0), Since: time.Unix(2, 0)}
+	require.ErrorIs(t, run.SaveMark(ctx, later), errCrashed, "a dead run saves nothing")
 	mark, err = (&process{store: store}).LoadMark(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, at, mark, "the next run loads the last mark saved")

@@ -128,6 +128,7 @@ type engine struct {
 	store  *markStore         // the mark store all runs share; nil when the scenario keeps no mark
 	proc   *process           // the run's handle on store
 	floor  int64              // the tick of the mark the run loaded; -1 for the first run
+	since  time.Time          // the mark's Since: from it to the mark, the previous run reserved time
 
 	restarts  []restartEvent // the restart events, in order
 	nextRe    int            // index of the next restart event due
@@ -619,6 +620,16 @@ func (e *engine) call(w *worker) bool {
 		// holds even while the wall stands still; on a clock without
 		// freezes, drift or jitter it holds for true time as well.
 		limit := addSat(addSat(p.MaxStall, e.unit), mulSat(2*e.slack, e.unit))
+		if catchUp >= 0 {
+			// A run that starts inside the previous run's reservation
+			// (past the mark's Since, not past the mark) waits it out,
+			// whatever the strategy: that is the restart's stall, not
+			// a rollback's.
+			end := e.layout.TickTime(markTick + 1)
+			if from := later(wallBefore, e.since); end.After(from) {
+				limit = addSat(limit, end.Sub(from))
+			}
+		}
 		wallLimit := limit
 		if extra := math.Ceil(float64(limit) * e.fast); extra < math.MaxInt64 {
 			wallLimit = addSat(limit, time.Duration(extra))

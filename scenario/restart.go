@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // A restart event is carried out by the scheduler in two steps.
@@ -78,13 +79,24 @@ func (e *engine) restart() {
 		e.stop(err)
 		return
 	}
-	re.Mark = mark
-	re.Behind = max(mark.Sub(e.wall), 0)
-	e.floor = e.layout.Tick(mark)
+	re.Mark = mark.Limit
+	re.Behind = max(mark.Limit.Sub(e.wall), 0)
+	e.floor, e.since = -1, mark.Since
+	if !mark.Limit.IsZero() {
+		e.floor = e.layout.Tick(mark.Limit)
+	}
 	e.behind = -1
-	if e.layout.Tick(e.wall) <= e.floor {
+	if e.floor >= 0 && e.layout.Tick(e.wall) <= e.floor {
 		e.behind = len(e.rep.Restarts) - 1
 	}
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // stop ends the replay with the error of a restart that failed.

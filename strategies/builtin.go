@@ -46,6 +46,9 @@ func (errorStrategy) Decide(s Situation) Plan {
 
 func (errorStrategy) String() string { return "error" }
 
+// Promise: monotonic; never stalls, borrows or reuses.
+func (errorStrategy) Promise() Promise { return Promise{Monotonic: true} }
+
 // Wait returns Meituan Leaf's strategy: when the clock reads behind the
 // newest ID by at most max, the call sleeps (on the generator's clock,
 // interruptible by its context) until the clock reaches the newest tick;
@@ -71,6 +74,9 @@ func (w waitStrategy) Decide(s Situation) Plan {
 }
 
 func (w waitStrategy) String() string { return "wait:" + formatDuration(w.max) }
+
+// Promise: monotonic; a rollback stalls a call by at most max.
+func (w waitStrategy) Promise() Promise { return Promise{Monotonic: true, MaxStall: w.max} }
 
 func (w waitStrategy) Validate(unit time.Duration) error {
 	if w.max <= 0 {
@@ -108,6 +114,12 @@ func (l logicalStrategy) Decide(s Situation) Plan {
 
 func (l logicalStrategy) String() string { return "logical:" + formatDuration(l.lead) }
 
+// Promise: monotonic; IDs lead the clock by at most maxLead.
+func (l logicalStrategy) Promise() Promise { return Promise{Monotonic: true, MaxLead: l.lead} }
+
+// TickStable: its plans depend on the ticks alone.
+func (logicalStrategy) TickStable() bool { return true }
+
 func (l logicalStrategy) Validate(unit time.Duration) error {
 	if l.lead < unit {
 		return &StrategyError{Input: l.String(), Reason: fmt.Sprintf("the lead must be at least one time unit of the layout (%v)", unit)}
@@ -137,3 +149,9 @@ func (ringStrategy) Decide(s Situation) Plan {
 }
 
 func (ringStrategy) String() string { return "ring" }
+
+// Promise: reuses up to the newest ID; not monotonic during a rollback.
+func (ringStrategy) Promise() Promise { return Promise{Reuses: true} }
+
+// TickStable: its plans depend on the ticks alone.
+func (ringStrategy) TickStable() bool { return true }

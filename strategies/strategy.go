@@ -22,11 +22,10 @@ import (
 // done by returning [Sleep], which the generator performs on its clock and
 // interrupts when the caller's context ends.
 //
-// A generator may carry out an [Issue] plan of the first strategy (the
-// first step of a chain) again, without calling Decide, for later calls
-// that meet the same clock tick and the same Newest while the plan's range
-// has room: Decide should depend on the situation's ticks (Now, Newest,
-// Full), not on where in its tick Elapsed lies.
+// A strategy may also state what it promises ([Promiser]), so that
+// replays check it and leases can bound it, and whether its plans may be
+// reused for calls in the same situation ([TickStable]); both are
+// optional.
 type Strategy interface {
 	// Decide returns the plan for situation s.
 	Decide(s Situation) Plan
