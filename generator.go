@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ringflake/ringflake/internal/calltrace"
 	"github.com/ringflake/ringflake/strategies"
 )
 
@@ -343,14 +344,15 @@ type call struct {
 	step   int           // index of the step whose plan was carried out last, or -1
 	report bool          // this call reports a rollback event
 	behind time.Duration
-	at     int64 // clock reading when the rollback was met
+	at     int64           // clock reading when the rollback was met
+	trace  *calltrace.Call // where the call's waits are told, or nil
 }
 
 // slow handles everything but a free sequence number at the clock's tick:
 // a rollback, a used-up tick, an expired layout, a high-water mark to save,
 // a lost lease. It keeps the counters of Stats.
 func (g *Generator) slow(ctx context.Context, e, now, newest int64) (ID, error) {
-	c := call{step: -1}
+	c := call{step: -1, trace: calltrace.From(ctx)}
 	id, err := g.resolve(ctx, &c, e, now, newest)
 	if err != nil {
 		g.stats.errors[kindOf(err)].Add(1)
@@ -428,13 +430,16 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 			}
 		}
 		asked := sleep > 0 // a strategy's sleep, which counts towards Waited
+		reserved := false  // the wait is for the previous run's reservation
 		if err == nil && sleep == 0 {
 			if s.IsBehind() {
 				err = &RollbackError{Behind: s.Behind()}
 			} else {
 				// The tick is used up, or reserved by the previous run's
 				// mark: wait for the next tick that may have room.
-				sleep = s.Until(g.nextFree(now))
+				free := g.nextFree(now)
+				reserved = free > now+1
+				sleep = s.Until(free)
 				g.ring.capped(now)
 			}
 		}
@@ -460,6 +465,16 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 		} else {
 			g.stats.tickWaits.Add(1)
 			g.stats.tickWaited.Add(int64(sleep))
+		}
+		if t := c.trace; t != nil {
+			switch {
+			case asked:
+				t.Strategy += sleep
+			case reserved:
+				t.Reservation += sleep
+			default:
+				t.Capacity += sleep
+			}
 		}
 		newest = g.newest.Load()
 		e, now = g.src.readTick()
