@@ -2,6 +2,7 @@ package ringflake
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -158,8 +159,13 @@ func New(node int64, opts ...Option) (*Generator, error) {
 			return nil, fmt.Errorf("%w: WithMarkAhead(%v): want at least two ticks of %v", ErrInvalidOption, cfg.ahead, l.unit)
 		}
 		g.mark = &marker{store: cfg.marks, aheadTicks: ahead}
+		if h, ok := cfg.marks.(MarkHolder); ok {
+			if err := h.Hold(context.Background()); err != nil {
+				return nil, err
+			}
+		}
 		if err := g.loadMark(context.Background(), l.Tick(now)); err != nil {
-			return nil, err
+			return nil, errors.Join(err, g.releaseMark())
 		}
 	}
 	g.setHorizon()
@@ -555,7 +561,15 @@ func (g *Generator) Close(ctx context.Context) error {
 	// the mark of nothing issued.
 	newest := g.newest.Load()
 	if err := g.mark.store.SaveMark(ctx, g.markOf(max(newest, g.mark.reserved), newest)); err != nil {
-		return fmt.Errorf("ringflake: saving the high-water mark: %w", err)
+		return errors.Join(fmt.Errorf("ringflake: saving the high-water mark: %w", err), g.releaseMark())
+	}
+	return g.releaseMark()
+}
+
+// releaseMark releases a store that the generator holds ([MarkHolder]).
+func (g *Generator) releaseMark() error {
+	if h, ok := g.mark.store.(MarkHolder); ok {
+		return h.Release()
 	}
 	return nil
 }

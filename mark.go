@@ -56,6 +56,19 @@ type MarkStore interface {
 	SaveMark(ctx context.Context, m Mark) error
 }
 
+// A MarkHolder is a [MarkStore] that one generator holds at a time, as
+// [FileMarkStore] holds its file: [New] calls Hold before it loads the
+// mark and fails with Hold's error (so a second generator on the same
+// store fails at once, instead of seeing the first one's mark as a
+// rollback), and [Generator.Close] — or a New that fails after Hold —
+// calls Release once. If Close's context ends before the final save, the
+// store stays held until the process exits.
+type MarkHolder interface {
+	MarkStore
+	Hold(ctx context.Context) error
+	Release() error
+}
+
 // A Mark is a generator's high-water mark, as a [MarkStore] keeps it. The
 // zero Mark means nothing was ever issued.
 type Mark struct {
