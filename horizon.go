@@ -2,6 +2,7 @@ package ringflake
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -86,6 +87,9 @@ func (g *Generator) saveMark(tick int64) (<-chan struct{}, error) {
 	if m.saving != nil {
 		return m.saving, nil
 	}
+	if g.closed.Load() {
+		return nil, ErrClosed // Close saves the last mark
+	}
 	if err := m.err; err != nil && tick > m.hard.Load() {
 		// Report the failure once to a caller that needs the mark; the
 		// next such caller tries again.
@@ -124,6 +128,39 @@ func (g *Generator) markOf(limit, since int64) Mark {
 		m.Since = g.layout.TickTime(min(max(since, 0), limit))
 	}
 	return m
+}
+
+// openMark sets up the generator's high-water mark in the store cfg
+// gives: it holds the store if the store is a MarkHolder, loads the
+// previous run's mark, and saves this run's first one when the clock (at
+// tick now) is past it.
+func (g *Generator) openMark(cfg config, now int64) error {
+	unit := g.layout.unit
+	ahead := int64(cfg.ahead / unit)
+	if cfg.ahead%unit != 0 {
+		ahead++
+	}
+	if ahead < 2 {
+		return fmt.Errorf("%w: WithMarkAhead(%v): want at least two ticks of %v", ErrInvalidOption, cfg.ahead, unit)
+	}
+	g.mark = &marker{store: cfg.marks, aheadTicks: ahead}
+	if h, ok := cfg.marks.(MarkHolder); ok {
+		if err := h.Hold(context.Background()); err != nil {
+			return err
+		}
+	}
+	if err := g.loadMark(context.Background(), now); err != nil {
+		return errors.Join(err, g.releaseMark())
+	}
+	return nil
+}
+
+// releaseMark releases a store that the generator holds ([MarkHolder]).
+func (g *Generator) releaseMark() error {
+	if h, ok := g.mark.store.(MarkHolder); ok {
+		return h.Release()
+	}
+	return nil
 }
 
 // loadMark reads the mark of a previous run and treats everything up to it

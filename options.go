@@ -19,9 +19,10 @@ type config struct {
 	marks    MarkStore
 	ahead    time.Duration
 	aheadSet bool // WithMarkAhead was given
-	lease    Lease
-	hooks    []func(RollbackEvent)
-	err      error
+	lease     Lease
+	hooks     []func(RollbackEvent)
+	seqOffset uint64 // WithSequenceOffset
+	err       error
 }
 
 type optionFunc func(*config)
@@ -102,5 +103,48 @@ func WithLease(l Lease) Option {
 			return
 		}
 		cfg.lease = l
+	})
+}
+
+// useLease checks the lease of cfg for a generator of node and, when the
+// lease keeps the node's mark, makes it the mark store.
+func (cfg *config) useLease(node int64) error {
+	if cfg.lease == nil {
+		return nil
+	}
+	if cfg.lease.Node() != node {
+		return fmt.Errorf("%w: WithLease: the lease holds node %d, not %d", ErrInvalidOption, cfg.lease.Node(), node)
+	}
+	store, ok := cfg.lease.(MarkStore)
+	if !ok {
+		return nil
+	}
+	if cfg.marks != nil {
+		return fmt.Errorf("%w: WithMarkStore with a lease that keeps the mark itself: the next holder of node %d would not see this generator's mark", ErrInvalidOption, node)
+	}
+	cfg.marks = store
+	if a, ok := store.(interface{ MarkAhead() time.Duration }); ok && !cfg.aheadSet {
+		cfg.ahead = a.MarkAhead()
+	}
+	return nil
+}
+
+// WithSequenceOffset makes the first sequence number of each tick a number
+// drawn uniformly from [0, n) instead of 0 — the same for every call of
+// that tick, from a hash of the tick and a seed the generator draws once —
+// so that IDs spread evenly over shards chosen by id % shards at any rate:
+// at one ID per tick, every ID would otherwise end in sequence 0. Numbers
+// below a tick's offset are never issued at that tick, so a tick offers
+// n/2 fewer IDs on average (a saturated layout loses that share of its
+// capacity); uniqueness does not depend on it, and neither does order. 0
+// and 1 mean no offset; n above the layout's sequences per tick means all
+// of them. [New] fails with [ErrInvalidOption] for a negative n.
+func WithSequenceOffset(n int) Option {
+	return optionFunc(func(cfg *config) {
+		if n < 0 {
+			invalidOption(cfg, "WithSequenceOffset(%d): want 0 or more", n)
+			return
+		}
+		cfg.seqOffset = uint64(n)
 	})
 }

@@ -1,6 +1,9 @@
 package ringflake
 
-import "sync/atomic"
+import (
+	"math/rand/v2"
+	"sync/atomic"
+)
 
 // ringSize is the number of slots of the ring: the ring remembers the last
 // 256 ticks.
@@ -14,18 +17,22 @@ const (
 // packed as (tick+1)<<seqBits | sequence so that the zero value means
 // "nothing issued" and packed values order like the pairs.
 //
-// Every ID is issued by take, which reads a slot and compare-and-swaps it
-// to a greater value, and the issued pair is the slot's new value. Slot
-// values only grow, and all pairs of a slot share its residue, so no pair
-// is ever issued twice, whatever the clock does and however many
-// goroutines call. This is the invariant everything else rests on; the
-// strategies only choose which ticks take may look at.
+// Every ID is issued by a take, which reads a slot and compare-and-swaps it
+// to a greater value, and the issued pairs are those between the slot's
+// old value and its new one. Slot values only grow, and all pairs of a
+// slot share its residue, so no pair is ever issued twice, whatever the
+// clock does and however many goroutines call. This is the invariant
+// everything else rests on; the strategies only choose which ticks a take
+// may look at.
 type ring struct {
 	seqBits uint8
 	maxSeq  uint64
-	_       [cacheLine]byte // the slots, written on every call, share no cache line
-	slots   [ringSize]slot
-	_       [cacheLine]byte // with the fields around them, read on every call
+	// spread and seed draw the first sequence number of each tick from
+	// [0, spread) (WithSequenceOffset); spread <= 1 starts every tick at 0.
+	spread, seed uint64
+	_            [cacheLine]byte // the slots, written on every call, share no cache line
+	slots        [ringSize]slot
+	_            [cacheLine]byte // with the fields around them, read on every call
 
 	// filled holds the values fill put in the slots: pairs counted as
 	// issued on a restart, not issued by this generator. It does not
@@ -34,10 +41,10 @@ type ring struct {
 
 	// contended is set when a compare-and-swap on a slot fails because
 	// another call changed it first: calls collide, and the generator
-	// serialises them (see Generator.lock) until they stop. Collisions at
-	// ticks up to the one after cappedAt — the latest tick whose sequence
-	// was used up when a call waited for the next — do not set it: then
-	// the layout's cap, not the CPUs, bounds the rate.
+	// serialises them (see serial) until they stop. Collisions at ticks up
+	// to the one after cappedAt — the latest tick whose sequence was used
+	// up when a call waited for the next — do not set it: then the
+	// layout's cap, not the CPUs, bounds the rate.
 	contended atomic.Bool
 	cappedAt  atomic.Int64
 
@@ -45,6 +52,10 @@ type ring struct {
 	// with the IDs still in the slots, every ID this ring issued.
 	retired atomic.Uint64
 }
+
+// sealed is the value seal puts in every slot: greater than any pair, so
+// that every later take finds no room.
+const sealed = ^uint64(0)
 
 // cacheLine is the size of a CPU cache line (64 bytes on amd64 and arm64).
 const cacheLine = 64
@@ -59,9 +70,94 @@ type slot struct {
 	reused atomic.Uint64
 }
 
-// take issues the pair at the earliest tick in [from, limit] whose slot
-// has room, and returns its packed value. For each tick t it applies the
-// rules of the original sketch with its overflow bug fixed:
+// init sets the ring up for seqBits of sequence, with every tick's first
+// sequence number drawn from [0, spread) when spread > 1.
+func (r *ring) init(seqBits uint8, spread uint64) {
+	r.seqBits, r.maxSeq = seqBits, uint64(1)<<seqBits-1
+	if spread > 1 {
+		r.spread, r.seed = min(spread, r.maxSeq+1), rand.Uint64()
+	}
+	r.cappedAt.Store(-1 << 63)
+}
+
+// first returns the packed first pair of tick t, whose (t, 0) is base:
+// (t, 0), or with a sequence offset (t, r) for an r drawn once per tick
+// from the tick and the ring's seed, so that every call agrees on it
+// without a lock.
+func (r *ring) first(t int64, base uint64) uint64 {
+	if r.spread <= 1 {
+		return base
+	}
+	return base + mix(uint64(t)^r.seed)%r.spread
+}
+
+// mix is SplitMix64's finaliser: a cheap, well-spread hash of x.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// takeAt issues the next sequence number of tick t >= 0, if it has one:
+// the normal path, one compare-and-swap.
+func (r *ring) takeAt(t int64) (uint64, bool) {
+	slot := &r.slots[t&ringMask]
+	base := uint64(t+1) << r.seqBits // (t, 0) packed
+	for {
+		v := slot.Load()
+		var next uint64
+		switch {
+		case v < base:
+			next = r.first(t, base)
+		case v < base+r.maxSeq:
+			next = v + 1
+		default:
+			return 0, false // t is used up, or the slot holds a later tick
+		}
+		if slot.CompareAndSwap(v, next) {
+			if v < base {
+				r.retire(t, v)
+			}
+			return next, true
+		}
+		r.collide(t)
+	}
+}
+
+// takeRunAt is takeAt for up to want > 0 consecutive sequence numbers of
+// tick t >= 0, taken with one compare-and-swap: it returns the first and
+// how many (0 when t has no room).
+func (r *ring) takeRunAt(t int64, want uint64) (uint64, uint64) {
+	slot := &r.slots[t&ringMask]
+	base := uint64(t+1) << r.seqBits
+	for {
+		v := slot.Load()
+		var first uint64
+		switch {
+		case v < base:
+			first = r.first(t, base)
+		case v < base+r.maxSeq:
+			first = v + 1
+		default:
+			return 0, 0
+		}
+		n := min(want, base+r.maxSeq-first+1)
+		if slot.CompareAndSwap(v, first+n-1) {
+			if v < base {
+				r.retire(t, v)
+			}
+			return first, n
+		}
+		r.collide(t)
+	}
+}
+
+// take issues up to want > 0 pairs of the earliest tick in [from, limit]
+// whose slot has room, and returns the first packed value and how many (0:
+// none). For each tick t it applies the rules of the original sketch with
+// its overflow bug fixed:
 //
 //   - the slot holds a tick before t: nothing was issued at t; issue (t, 0).
 //   - the slot holds t with a spare sequence number: issue (t, seq+1).
@@ -71,72 +167,68 @@ type slot struct {
 //
 // The walk has two parts of at most 256 ticks each, so each part looks at
 // a slot at most once: first the 256 ticks from from on, which keeps an
-// ID's time as close to from as the ring allows (a logical strategy borrows one tick at a time);
-// then, when the range is longer, the last 256 ticks up to limit, where a
-// long rollback finds the spare room recent load left (a slot's latest
-// tick ≤ limit offers at least as much room as its earlier ones, which
-// also covers the sketch's rule of reusing a later tick found in the
-// slot). In a range longer than the ring, the first part ends at the first
-// slot that holds a later tick: during a long rollback on a busy ring every
-// slot does, and the walk goes straight to the last 256 ticks instead of
-// reading all 256 slots in vain on every call; the ticks it skips are
-// looked at again, at their latest tick, in the last part. Ticks below zero
-// are never issued.
+// ID's time as close to from as the ring allows (a logical strategy
+// borrows one tick at a time); then, when the range is longer, the last
+// 256 ticks up to limit, where a long rollback finds the spare room recent
+// load left (a slot's latest tick ≤ limit offers at least as much room as
+// its earlier ones, which also covers the sketch's rule of reusing a later
+// tick found in the slot). In a range longer than the ring, the first part
+// ends at the first slot that holds a later tick: during a long rollback
+// on a busy ring every slot does, and the walk goes straight to the last
+// 256 ticks instead of reading all 256 slots in vain on every call; the
+// ticks it skips are looked at again, at their latest tick, in the last
+// part. Ticks below zero are never issued.
 //
-// A pair issued at a tick below reuseBelow (the newest tick issued, during
-// a rollback) counts as a reuse of its slot, right after the swap that
-// issued it, while the slot's cache line is still this CPU's.
-func (r *ring) take(from, limit, reuseBelow int64) (uint64, bool) {
-	if from == limit && from >= 0 {
-		v, ok := r.takeAt(from) // the normal path: the clock's own tick
-		if ok && from < reuseBelow {
-			r.slots[from&ringMask].reused.Add(1)
-		}
-		return v, ok
-	}
+// Pairs issued at a tick below reuseBelow (the newest tick issued, during
+// a rollback) count as reuses of their slot, right after the swap that
+// issued them, while the slot's cache line is still this CPU's.
+func (r *ring) take(from, limit int64, want uint64, reuseBelow int64) (uint64, uint64) {
 	from = max(from, 0)
 	if from > limit {
-		return 0, false
+		return 0, 0
 	}
 	long := limit-from > ringMask // from+ringMask could overflow
-	v, ok, next := r.walk(from, from+min(limit-from, ringMask), long, reuseBelow)
-	if ok || !long {
-		return v, ok
+	v, n, next := r.walk(from, from+min(limit-from, ringMask), want, long, reuseBelow)
+	if n > 0 || !long {
+		return v, n
 	}
-	v, ok, _ = r.walk(max(next, limit-ringMask), limit, false, reuseBelow)
-	return v, ok
+	v, n, _ = r.walk(max(next, limit-ringMask), limit, want, false, reuseBelow)
+	return v, n
 }
 
 // walk is take over [from, limit], at most 256 ticks. With stopAtLater it
 // gives up at the first slot holding a later tick than the one it looks
 // at. It returns the tick after the last one it looked at.
-func (r *ring) walk(from, limit int64, stopAtLater bool, reuseBelow int64) (uint64, bool, int64) {
+func (r *ring) walk(from, limit int64, want uint64, stopAtLater bool, reuseBelow int64) (uint64, uint64, int64) {
 	for t := from; t <= limit; {
 		slot := &r.slots[t&ringMask]
 		base := uint64(t+1) << r.seqBits // (t, 0) packed
 		v := slot.Load()
-		var next uint64
+		var first uint64
 		switch {
 		case v < base:
-			next = base
+			first = r.first(t, base)
 		case v < base+r.maxSeq:
-			next = v + 1
+			first = v + 1
 		case stopAtLater && v > base+r.maxSeq:
-			return 0, false, t + 1 // the slot holds a later tick
+			return 0, 0, t + 1 // the slot holds a later tick
 		default:
 			t++
 			continue
 		}
-		if slot.CompareAndSwap(v, next) {
+		n := min(want, base+r.maxSeq-first+1)
+		if slot.CompareAndSwap(v, first+n-1) {
 			if t < reuseBelow {
-				slot.reused.Add(1) // in the line the swap has just taken
+				slot.reused.Add(n) // in the line the swap has just taken
 			}
-			r.retire(t, v, next, base)
-			return next, true, t + 1
+			if v < base {
+				r.retire(t, v)
+			}
+			return first, n, t + 1
 		}
 		r.collide(t)
 	}
-	return 0, false, limit + 1
+	return 0, 0, limit + 1
 }
 
 // collide notes that a compare-and-swap on the slot of tick t lost to
@@ -158,35 +250,19 @@ func (r *ring) capped(t int64) {
 	}
 }
 
-// takeAt is take(t, t) for t >= 0: the next sequence number of tick t, if
-// it has one.
-func (r *ring) takeAt(t int64) (uint64, bool) {
-	slot := &r.slots[t&ringMask]
-	base := uint64(t+1) << r.seqBits // (t, 0) packed
-	for {
-		v := slot.Load()
-		next := base
-		if v >= base {
-			if v >= base+r.maxSeq {
-				return 0, false // t is used up, or the slot holds a later tick
-			}
-			next = v + 1
-		}
-		if slot.CompareAndSwap(v, next) {
-			r.retire(t, v, next, base)
-			return next, true
-		}
-		r.collide(t)
+// retire counts the IDs of the tick whose slot value v tick t has just
+// taken over, unless fill put v there. It runs once per tick.
+func (r *ring) retire(t int64, v uint64) {
+	if v != 0 && v != r.filled[t&ringMask] {
+		r.retired.Add(r.count(v))
 	}
 }
 
-// retire counts the IDs of the tick a slot held before tick t took it over
-// (next == base: the first pair of t), unless fill put them there. It runs
-// once per tick.
-func (r *ring) retire(t int64, v, next, base uint64) {
-	if next == base && v != 0 && v != r.filled[t&ringMask] {
-		r.retired.Add(v&r.maxSeq + 1)
-	}
+// count returns how many pairs the slot value v stands for: those of its
+// tick up to it.
+func (r *ring) count(v uint64) uint64 {
+	t := r.tick(v)
+	return v - r.first(t, uint64(t+1)<<r.seqBits) + 1
 }
 
 // fill marks every pair at or before tick mark as issued, as after a
@@ -208,6 +284,25 @@ func (r *ring) fill(mark int64) {
 	}
 }
 
+// seal makes every later take fail, and returns the greatest tick any
+// take issued (or fill marked) before, or -1. A take that swapped a slot
+// before seal did is counted; none can after. Stats stay right: the IDs
+// still in the slots move to retired.
+func (r *ring) seal() int64 {
+	newest := int64(-1)
+	for i := range r.slots {
+		v := r.slots[i].Swap(sealed)
+		if v == sealed || v == 0 {
+			continue
+		}
+		newest = max(newest, r.tick(v))
+		if v != r.filled[i] {
+			r.retired.Add(r.count(v))
+		}
+	}
+	return newest
+}
+
 // tick returns the tick of a packed pair.
 func (r *ring) tick(v uint64) int64 { return int64(v>>r.seqBits) - 1 }
 
@@ -217,8 +312,8 @@ func (r *ring) tick(v uint64) int64 { return int64(v>>r.seqBits) - 1 }
 func (r *ring) issued() uint64 {
 	n := r.retired.Load()
 	for i := range r.slots {
-		if v := r.slots[i].Load(); v != 0 && v != r.filled[i] {
-			n += v&r.maxSeq + 1
+		if v := r.slots[i].Load(); v != 0 && v != r.filled[i] && v != sealed {
+			n += r.count(v)
 		}
 	}
 	return n

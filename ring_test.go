@@ -12,7 +12,15 @@ import (
 )
 
 func newTestRing(seqBits uint8) *ring {
-	return &ring{seqBits: seqBits, maxSeq: uint64(1)<<seqBits - 1}
+	r := &ring{}
+	r.init(seqBits, 0)
+	return r
+}
+
+// take1 takes one pair with r.take.
+func take1(r *ring, from, limit, reuseBelow int64) (uint64, bool) {
+	v, n := r.take(from, limit, 1, reuseBelow)
+	return v, n == 1
 }
 
 // The seed article's example: 4095 issued at 768 ms, 0 at 769 ms, then the
@@ -21,17 +29,17 @@ func newTestRing(seqBits uint8) *ring {
 func TestRingSeedOverflowCase(t *testing.T) {
 	r := newTestRing(12)
 	for i := 0; i < 4096; i++ {
-		_, ok := r.take(768, 768, -1)
+		_, ok := take1(r, 768, 768, -1)
 		require.True(t, ok)
 	}
-	v, ok := r.take(769, 769, -1)
+	v, ok := take1(r, 769, 769, -1)
 	require.True(t, ok)
 	assert.Equal(t, int64(769), r.tick(v))
 	assert.Equal(t, uint64(0), v&r.maxSeq)
 
 	// Back at 768 with 768 used up: the walk must go to 769 and find 1,
 	// not reuse (769, 0).
-	v, ok = r.take(768, 769, -1)
+	v, ok = take1(r, 768, 769, -1)
 	require.True(t, ok)
 	assert.Equal(t, int64(769), r.tick(v))
 	assert.Equal(t, uint64(1), v&r.maxSeq)
@@ -41,7 +49,7 @@ func TestRingRules(t *testing.T) {
 	r := newTestRing(2) // sequences 0..3
 	take := func(from, limit int64) (int64, uint64, bool) {
 		t.Helper()
-		v, ok := r.take(from, limit, -1)
+		v, ok := take1(r, from, limit, -1)
 		return r.tick(v), v & r.maxSeq, ok
 	}
 	// Empty slot: (t, 0), then (t, 1..3), then used up.
@@ -56,27 +64,27 @@ func TestRingRules(t *testing.T) {
 
 	// A slot holding a later tick (10+256) makes tick 10 unknown: skip it.
 	r2 := newTestRing(2)
-	_, ok = r2.take(266, 266, -1)
+	_, ok = take1(r2, 266, 266, -1)
 	require.True(t, ok)
-	_, ok = r2.take(10, 10, -1)
+	_, ok = take1(r2, 10, 10, -1)
 	assert.False(t, ok, "slot 10 holds tick 266, so nothing at tick 10 may be assumed free")
 
 	// The walk takes the earliest tick with room, never below tick 0.
 	r3 := newTestRing(0)
-	v, ok := r3.take(-1000, 300, -1)
+	v, ok := take1(r3, -1000, 300, -1)
 	require.True(t, ok)
 	assert.Equal(t, int64(0), r3.tick(v))
-	_, ok = r3.take(-5, 0, -1)
+	_, ok = take1(r3, -5, 0, -1)
 	assert.False(t, ok, "tick 0 is used up")
-	_, ok = r3.take(-5, -1, -1)
+	_, ok = take1(r3, -5, -1, -1)
 	assert.False(t, ok)
-	_, ok = r3.take(math.MaxInt64-10, 1000, -1)
+	_, ok = take1(r3, math.MaxInt64-10, 1000, -1)
 	assert.False(t, ok, "an empty range issues nothing, even when from+255 overflows")
 
 	// Borrowing ahead moves one tick at a time, however far the limit.
 	r4 := newTestRing(0)
 	for want := int64(100); want < 105; want++ {
-		v, ok = r4.take(100, 100+1000, -1)
+		v, ok = take1(r4, 100, 100+1000, -1)
 		require.True(t, ok)
 		assert.Equal(t, want, r4.tick(v))
 	}
@@ -85,10 +93,10 @@ func TestRingRules(t *testing.T) {
 	// (their slots hold later ticks) finds the room of its last 256.
 	r5 := newTestRing(1)
 	for tick := int64(1000); tick < 1256; tick++ {
-		_, ok := r5.take(tick, tick, -1) // one of two sequence numbers per tick
+		_, ok := take1(r5, tick, tick, -1) // one of two sequence numbers per tick
 		require.True(t, ok)
 	}
-	v, ok = r5.take(10, 1255, -1)
+	v, ok = take1(r5, 10, 1255, -1)
 	require.True(t, ok)
 	assert.Equal(t, int64(1000), r5.tick(v))
 	assert.Equal(t, uint64(1), v&r5.maxSeq)
@@ -98,19 +106,19 @@ func TestRingFill(t *testing.T) {
 	r := newTestRing(3)
 	r.fill(1000)
 	for tick := int64(745); tick <= 1000; tick++ {
-		_, ok := r.take(tick, tick, -1)
+		_, ok := take1(r, tick, tick, -1)
 		assert.False(t, ok, "tick %d is at or below the mark", tick)
 	}
-	v, ok := r.take(0, 1001, -1)
+	v, ok := take1(r, 0, 1001, -1)
 	require.True(t, ok)
 	assert.Equal(t, int64(1001), r.tick(v))
 
 	// fill below 256 leaves residues that have no tick yet alone.
 	r2 := newTestRing(0)
 	r2.fill(3)
-	_, ok = r2.take(3, 3, -1)
+	_, ok = take1(r2, 3, 3, -1)
 	assert.False(t, ok)
-	v, ok = r2.take(4, 4, -1)
+	v, ok = take1(r2, 4, 4, -1)
 	require.True(t, ok)
 	assert.Equal(t, int64(4), r2.tick(v))
 }
@@ -132,7 +140,7 @@ func TestRingNeverIssuesTwice(t *testing.T) {
 			for i := 0; i < perG; i++ {
 				limit := int64(rng.IntN(2000))
 				from := limit - int64(rng.IntN(600))
-				v, ok := r.take(from, limit, -1)
+				v, ok := take1(r, from, limit, -1)
 				if !ok {
 					continue
 				}
@@ -164,23 +172,23 @@ func TestRingNeverIssuesTwice(t *testing.T) {
 func TestRingLongRangeSkipsToItsLastTicks(t *testing.T) {
 	r := newTestRing(1) // two sequence numbers per tick
 	for tick := int64(1000); tick < 1256; tick++ {
-		_, ok := r.take(tick, tick, -1)
+		_, ok := take1(r, tick, tick, -1)
 		require.True(t, ok)
 	}
 	// Slot 10 holds tick 1034, later than 10: skip to [1000, 1255].
-	v, ok := r.take(10, 1255, -1)
+	v, ok := take1(r, 10, 1255, -1)
 	require.True(t, ok)
 	assert.Equal(t, int64(1000), r.tick(v))
 
 	// A slot holding an earlier tick (or nothing) is free at the range's
 	// start: the walk takes it, as close to from as the ring allows.
 	r2 := newTestRing(0)
-	_, ok = r2.take(300, 300, -1) // slot 44 holds tick 300
+	_, ok = take1(r2, 300, 300, -1) // slot 44 holds tick 300
 	require.True(t, ok)
-	v, ok = r2.take(45, 600, -1)
+	v, ok = take1(r2, 45, 600, -1)
 	require.True(t, ok)
 	assert.Equal(t, int64(45), r2.tick(v), "slot 45 is empty")
-	v, ok = r2.take(44, 600, -1)
+	v, ok = take1(r2, 44, 600, -1)
 	require.True(t, ok)
 	assert.Equal(t, int64(345), r2.tick(v), "slot 44 holds a later tick: the last 256 ticks, from 345")
 
@@ -188,12 +196,12 @@ func TestRingLongRangeSkipsToItsLastTicks(t *testing.T) {
 	// after the tick the first part stopped at, so no residue is lost.
 	r3 := newTestRing(0)
 	for tick := int64(256); tick < 512; tick++ {
-		_, ok := r3.take(tick, tick, -1) // every slot holds one of 256..511, used up
+		_, ok := take1(r3, tick, tick, -1) // every slot holds one of 256..511, used up
 		require.True(t, ok)
 	}
-	v, ok = r3.take(0, 300, -1)
+	v, ok = take1(r3, 0, 300, -1)
 	assert.False(t, ok, "nothing at or below 300 is free: %d", r3.tick(v))
-	v, ok = r3.take(0, 512, -1)
+	v, ok = take1(r3, 0, 512, -1)
 	require.True(t, ok)
 	assert.Equal(t, int64(512), r3.tick(v))
 }

@@ -34,9 +34,9 @@ func TestSerialModeEndsAfterACalmTick(t *testing.T) {
 
 	// A call that had to wait for the mutex at this tick.
 	g.ring.contended.Store(true)
-	g.mu.Lock()
-	g.collided = true
-	g.mu.Unlock()
+	g.serial.mu.Lock()
+	g.serial.collided = true
+	g.serial.mu.Unlock()
 	assert.Greater(t, next(), first)
 	assert.True(t, g.ring.contended.Load(), "serial for the rest of this tick")
 
@@ -51,9 +51,9 @@ func TestSerialModeEndsAfterACalmTick(t *testing.T) {
 	// A collision just before the clock steps back 10 s: serial mode ends
 	// a tick after the step, not 10 s later.
 	g.ring.contended.Store(true)
-	g.mu.Lock()
-	g.collided = true
-	g.mu.Unlock()
+	g.serial.mu.Lock()
+	g.serial.collided = true
+	g.serial.mu.Unlock()
 	next()
 	clk.Step(-10 * time.Second)
 	clk.Add(time.Millisecond) // the generator sees the step at the next tick
@@ -154,8 +154,8 @@ func TestPanicInSerialModeReleasesTheMutex(t *testing.T) {
 	g.ring.collide(g.layout.Tick(serialStart)) // as a failed swap would
 	lease.armed.Store(true)
 	require.Panics(t, func() { _, _ = g.Next() })
-	require.True(t, g.mu.TryLock(), "the mutex was released")
-	g.mu.Unlock()
+	require.True(t, g.serial.mu.TryLock(), "the mutex was released")
+	g.serial.mu.Unlock()
 	_, err = g.Next()
 	require.NoError(t, err)
 }

@@ -6,6 +6,10 @@ import (
 	"time"
 )
 
+// kernelSleep: on Linux a generator on the system clock waits short times
+// in its waitq, one thread sleeping in the kernel for all waiting callers.
+const kernelSleep = true
+
 // sleepPrecise waits d (at most [preciseWait]) for a generator on the
 // system clock, or until ctx is done, and returns ctx.Err() if it was.
 //
@@ -15,7 +19,8 @@ import (
 // generator loses ticks. So the calling thread sleeps in the kernel
 // ([sleepThread]), in slices of [cancelSlice] when ctx can be cancelled.
 // The runtime hands the goroutine's P to another thread meanwhile, so
-// other goroutines go on. Nothing spins.
+// other goroutines go on. Nothing spins. A generator's waitq uses it for
+// a caller whose deadline comes before the one its sleeper sleeps towards.
 func sleepPrecise(ctx context.Context, d time.Duration) error {
 	start := time.Now()
 	return sleepSlices(ctx, d, sleepThread, func() time.Duration { return time.Since(start) })

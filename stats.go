@@ -43,10 +43,19 @@ type Stats struct {
 	Waits  uint64
 	Waited time.Duration
 
-	// TickWaits and TickWaited count the waits for the next tick when a
-	// tick's sequence was used up, and their total length.
+	// TickWaits and TickWaited count the waits for a tick with room —
+	// the next tick when a tick's sequence was used up, or a later one
+	// when callers that started waiting earlier took it — and their total
+	// length.
 	TickWaits  uint64
 	TickWaited time.Duration
+
+	// ReservationWaits and ReservationWaited count the waits of a
+	// restarted generator for the time its previous run reserved ahead
+	// (the clock past the previous mark's Since, behind the mark): a
+	// reservation, not a rollback. See [Mark].
+	ReservationWaits  uint64
+	ReservationWaited time.Duration
 
 	// Errors counts failed calls by kind.
 	Errors ErrorCounts
@@ -84,6 +93,10 @@ type counters struct {
 	tickWaited atomic.Int64 // ns
 	errors     [errKinds]atomic.Uint64
 	reported   atomic.Uint64 // rollbacks already reported to the hook
+
+	reservationWaits  atomic.Uint64
+	reservationWaited atomic.Int64  // ns
+	abandoned         atomic.Uint64 // places in line taken from the ring and never issued
 }
 
 type errKind int
@@ -149,7 +162,7 @@ func storeMax(a *atomic.Int64, v int64) {
 func (g *Generator) Stats() Stats {
 	c := &g.stats
 	s := Stats{
-		Issued:          g.ring.issued(),
+		Issued:          subFloor(g.ring.issued(), c.abandoned.Load()),
 		Rollbacks:       c.rollbacks.Load(),
 		LargestRollback: time.Duration(c.largest.Load()),
 		RingReuses:      g.ring.reused(),
@@ -159,6 +172,9 @@ func (g *Generator) Stats() Stats {
 		Waited:          time.Duration(c.waited.Load()),
 		TickWaits:       c.tickWaits.Load(),
 		TickWaited:      time.Duration(c.tickWaited.Load()),
+
+		ReservationWaits:  c.reservationWaits.Load(),
+		ReservationWaited: time.Duration(c.reservationWaited.Load()),
 		Errors: ErrorCounts{
 			Rollback:    c.errors[errRollback].Load(),
 			LeaseLost:   c.errors[errLeaseLost].Load(),
@@ -260,4 +276,13 @@ func WithLogger(l *slog.Logger) Option {
 			l.LogAttrs(context.Background(), level, msg, attrs...)
 		})
 	})
+}
+
+// subFloor returns a-b, or 0 when b > a (counters read one by one while
+// IDs are issued may be a little apart).
+func subFloor(a, b uint64) uint64 {
+	if b > a {
+		return 0
+	}
+	return a - b
 }

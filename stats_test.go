@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"expvar"
-	"fmt"
 	"log/slog"
 	"path/filepath"
 	"sync"
@@ -268,19 +266,3 @@ func TestHooksDoNotAllocateOnTheNormalPath(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(5000, func() { _, _ = g.Next() }))
 }
 
-func TestPublishExpvar(t *testing.T) {
-	g, _ := newStatsGen(t, "error")
-	for range 7 {
-		_, err := g.Next()
-		require.NoError(t, err)
-	}
-	name := fmt.Sprintf("ringflake_test_%p", g) // expvar names are process-wide: one per run of the test
-	require.NoError(t, ringflake.PublishExpvar(name, g))
-	var s ringflake.Stats
-	require.NoError(t, json.Unmarshal([]byte(expvar.Get(name).String()), &s))
-	assert.Equal(t, uint64(7), s.Issued)
-
-	require.ErrorIs(t, ringflake.PublishExpvar(name, g), ringflake.ErrInvalidOption, "names are published once")
-	require.ErrorIs(t, ringflake.PublishExpvar("", g), ringflake.ErrInvalidOption)
-	require.ErrorIs(t, ringflake.PublishExpvar(name+"_nil", nil), ringflake.ErrInvalidOption)
-}

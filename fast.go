@@ -1,0 +1,92 @@
+package ringflake
+
+// The fast path issues an ID without asking the strategy: at the clock's
+// tick when it has room, or from the range the first strategy chose for
+// this same situation (the lane). Everything else is the slow path's.
+
+// reading is what the fast path read before it gave up, for the slow path
+// to start from: the clock as nanoseconds since the epoch (e) and as a
+// tick (now), and the newest tick issued, loaded before the clock.
+type reading struct {
+	e, now, newest int64
+}
+
+// run is a run of pairs of one tick that the ring issued together: n
+// consecutive packed values from first on.
+type run struct {
+	first, n uint64
+}
+
+// fast issues one ID on the fast path. When it cannot (ok is false) it
+// returns what it read.
+func (g *Generator) fast() (id ID, ok bool, r reading) {
+	// newest first: every tick in it was then stamped from an earlier
+	// reading (or borrowed), so a call delayed between reading the clock
+	// and loading newest cannot mistake another call's later tick for a
+	// rollback.
+	r.newest = g.newest.Load()
+	r.e, r.now = g.src.readTick()
+	h := g.horizon.Load()
+	if r.now > h || r.now < 0 || (g.lease != nil && !g.lease.Held()) {
+		return 0, false, r
+	}
+	if r.now >= r.newest {
+		if v, ok := g.ring.takeAt(r.now); ok {
+			if r.now > r.newest {
+				g.raise(r.now)
+			}
+			return g.id(v), true, r
+		}
+	}
+	if v, n := g.fromLane(r, h, 1); n > 0 {
+		return g.id(v), true, r
+	}
+	return 0, false, r
+}
+
+// fastRun is fast for up to want IDs of one tick, taken with one atomic
+// operation. It returns an empty run when it cannot issue.
+func (g *Generator) fastRun(want uint64) (run, reading) {
+	var r reading
+	r.newest = g.newest.Load()
+	r.e, r.now = g.src.readTick()
+	h := g.horizon.Load()
+	if r.now > h || r.now < 0 || (g.lease != nil && !g.lease.Held()) {
+		return run{}, r
+	}
+	if r.now >= r.newest {
+		if v, n := g.ring.takeRunAt(r.now, want); n > 0 {
+			if r.now > r.newest {
+				g.raise(r.now)
+			}
+			return run{v, n}, r
+		}
+	}
+	v, n := g.fromLane(r, h, want)
+	return run{v, n}, r
+}
+
+// fromLane takes up to want pairs from the range the first strategy chose
+// in the situation r, if the lane remembers one: during a rollback or
+// while borrowing, only the first call of each situation asks the
+// strategy. h is the horizon the caller loaded.
+func (g *Generator) fromLane(r reading, h int64, want uint64) (uint64, uint64) {
+	from, limit, ok := g.lane.get(r.now, r.newest)
+	if !ok {
+		return 0, 0
+	}
+	limit = min(limit, h)
+	if from == r.newest && from <= limit {
+		// Counting on at the newest tick (the logical strategy
+		// borrowing): while it has room, nothing moves and nothing is
+		// counted.
+		if v, n := g.ring.takeRunAt(from, want); n > 0 {
+			return v, n
+		}
+	}
+	v, n := g.ring.take(from, limit, want, r.newest)
+	if n > 0 {
+		g.issuedBy(g.ring.tick(v), r.now, r.newest)
+	}
+	return v, n
+}

@@ -1,0 +1,40 @@
+// Package ringflakeexpvar publishes a generator's counters ([ringflake.Stats])
+// through the standard library's expvar package, served as JSON on
+// /debug/vars.
+//
+// It is a package of its own so that importing ringflake registers nothing
+// and links neither expvar nor net/http: importing expvar registers the
+// /debug/vars handler (with the command line and memory statistics) on
+// http.DefaultServeMux of every program that imports it. Import this
+// package only where you mean to serve them.
+package ringflakeexpvar
+
+import (
+	"expvar"
+	"fmt"
+	"sync"
+
+	"github.com/ringflake/ringflake"
+)
+
+// publishMu makes checking a name and publishing it one step.
+var publishMu sync.Mutex
+
+// Publish publishes g's [ringflake.Stats] as the expvar variable name, a
+// JSON object computed each time it is read (for example when /debug/vars
+// is served). expvar names are process-wide and cannot be withdrawn, so
+// publish each generator once; an empty name, a name already in use and a
+// nil g are errors matching [ringflake.ErrInvalidOption] rather than
+// expvar's panic.
+func Publish(name string, g *ringflake.Generator) error {
+	if g == nil {
+		return fmt.Errorf("%w: ringflakeexpvar.Publish(%q, nil)", ringflake.ErrInvalidOption, name)
+	}
+	publishMu.Lock()
+	defer publishMu.Unlock()
+	if name == "" || expvar.Get(name) != nil {
+		return fmt.Errorf("%w: expvar name %q is empty or already published", ringflake.ErrInvalidOption, name)
+	}
+	expvar.Publish(name, expvar.Func(func() any { return g.Stats() }))
+	return nil
+}

@@ -1,0 +1,204 @@
+package ringflake
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+)
+
+// sleep waits d on the generator's clock, or until ctx is done, and
+// returns ctx.Err() if it was. A generator on the system clock waits up to
+// preciseWait in its waitq; longer waits, and waits on any other clock, go
+// through the clock's After.
+func (g *Generator) sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d <= 0 {
+		return nil
+	}
+	if g.src.sys && d <= preciseWait && kernelSleep {
+		return g.waits.wait(ctx, d)
+	}
+	return sleepTimer(ctx, g.src.clock.After(d))
+}
+
+// waitq lets the callers of a generator on the system clock wait short
+// times precisely without an OS thread each. The Go runtime's timers sleep
+// in the network poller, whose timeout has whole milliseconds, so a wait of
+// 300 µs for the next 1 ms tick would last about 1.1 ms and a saturated
+// generator would lose ticks; a thread sleeping in the kernel wakes to the
+// precision of the kernel's timers, but a thread per waiting caller runs a
+// process into the runtime's thread limit under a burst. So one caller —
+// the first that finds nobody sleeping — sleeps in the kernel until the
+// earliest deadline and wakes every caller that is due, who meanwhile wait
+// on channels; when its own deadline has come and others still wait, a
+// goroutine takes its place. A caller whose deadline comes before the one
+// the sleeper sleeps towards sleeps on its own thread instead (rare: most
+// deadlines are the next tick's). Nothing spins.
+//
+// Deadlines are monotonic time since start. The zero waitq is ready once
+// start is set.
+type waitq struct {
+	mu      sync.Mutex
+	start   time.Time
+	waiting []*waiter
+	sleeper bool  // a caller or goroutine sleeps in the kernel for the queue
+	target  int64 // the deadline the sleeper sleeps towards
+	closed  bool  // the generator is closed: nobody waits any more
+}
+
+// waiter is a caller in the queue; done receives once when it is due.
+type waiter struct {
+	at   int64
+	done chan struct{}
+}
+
+var waiters = sync.Pool{New: func() any { return &waiter{done: make(chan struct{}, 1)} }}
+
+// wait returns once d has passed, or with ctx's error when ctx ends first.
+// It returns at once when the generator is closed (wakeAll).
+func (q *waitq) wait(ctx context.Context, d time.Duration) error {
+	at := q.now() + int64(d)
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return nil
+	}
+	if q.sleeper && at < q.target {
+		q.mu.Unlock()
+		return sleepPrecise(ctx, d)
+	}
+	w := waiters.Get().(*waiter)
+	w.at = at
+	q.waiting = append(q.waiting, w)
+	if !q.sleeper {
+		q.sleeper = true
+		q.mu.Unlock()
+		return q.lead(ctx, w)
+	}
+	q.mu.Unlock()
+	select {
+	case <-w.done:
+		waiters.Put(w)
+		return nil
+	case <-ctx.Done():
+		q.mu.Lock()
+		queued := q.remove(w)
+		q.mu.Unlock()
+		if !queued {
+			<-w.done // it was woken meanwhile
+		}
+		waiters.Put(w)
+		return ctx.Err()
+	}
+}
+
+// lead sleeps for the queue, as the caller of w, until w is due or ctx
+// ends; either way it hands the rest of the queue on.
+func (q *waitq) lead(ctx context.Context, w *waiter) error {
+	defer waiters.Put(w)
+	for {
+		q.mu.Lock()
+		now := q.now()
+		next := q.wakeDue(now)
+		select {
+		case <-w.done:
+			q.handOn(next)
+			q.mu.Unlock()
+			return nil
+		default:
+		}
+		if err := ctx.Err(); err != nil {
+			q.remove(w)
+			q.handOn(next)
+			q.mu.Unlock()
+			return err
+		}
+		q.target = next
+		q.mu.Unlock()
+		d := time.Duration(next - now)
+		if ctx.Done() != nil {
+			d = min(d, cancelSlice)
+		}
+		sleepThread(d)
+	}
+}
+
+// serve sleeps for the queue on a goroutine of its own until nobody waits.
+func (q *waitq) serve() {
+	for {
+		q.mu.Lock()
+		now := q.now()
+		next := q.wakeDue(now)
+		if len(q.waiting) == 0 {
+			q.sleeper = false
+			q.mu.Unlock()
+			return
+		}
+		q.target = next
+		q.mu.Unlock()
+		sleepThread(time.Duration(next - now))
+	}
+}
+
+// handOn leaves the queue to a goroutine that sleeps for it towards next,
+// or marks that nobody sleeps when the queue is empty. q.mu is held.
+func (q *waitq) handOn(next int64) {
+	if len(q.waiting) == 0 {
+		q.sleeper = false
+		return
+	}
+	q.target = next
+	go q.serve()
+}
+
+// wakeDue wakes and removes every waiter due at now, and returns the
+// earliest deadline left (math.MaxInt64 when none). q.mu is held.
+func (q *waitq) wakeDue(now int64) int64 {
+	next := int64(math.MaxInt64)
+	keep := q.waiting[:0]
+	for _, w := range q.waiting {
+		if w.at <= now {
+			w.done <- struct{}{}
+			continue
+		}
+		next = min(next, w.at)
+		keep = append(keep, w)
+	}
+	clear(q.waiting[len(keep):])
+	q.waiting = keep
+	return next
+}
+
+// remove takes w out of the queue and reports whether it was there. q.mu
+// is held.
+func (q *waitq) remove(w *waiter) bool {
+	for i, x := range q.waiting {
+		if x == w {
+			last := len(q.waiting) - 1
+			q.waiting[i] = q.waiting[last]
+			q.waiting[last] = nil
+			q.waiting = q.waiting[:last]
+			return true
+		}
+	}
+	return false
+}
+
+// wakeAll wakes every waiter and lets no caller wait any more: the
+// generator is closed.
+func (q *waitq) wakeAll() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	for _, w := range q.waiting {
+		w.done <- struct{}{}
+	}
+	clear(q.waiting)
+	q.waiting = q.waiting[:0]
+}
+
+// now returns the monotonic time since start.
+func (q *waitq) now() int64 { return int64(time.Since(q.start)) }
