@@ -13,12 +13,12 @@ type Option interface {
 }
 
 type config struct {
-	layout   Layout
-	strategy strategies.Strategy
-	clock    Clock
-	marks    MarkStore
-	ahead    time.Duration
-	aheadSet bool // WithMarkAhead was given
+	layout    Layout
+	strategy  strategies.Strategy
+	clock     Clock
+	marks     MarkStore
+	ahead     time.Duration
+	aheadSet  bool // WithMarkAhead was given
 	lease     Lease
 	hooks     []func(RollbackEvent)
 	seqOffset uint64 // WithSequenceOffset

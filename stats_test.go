@@ -265,4 +265,3 @@ func TestHooksDoNotAllocateOnTheNormalPath(t *testing.T) {
 		ringflake.WithLogger(slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))))
 	assert.Zero(t, testing.AllocsPerRun(5000, func() { _, _ = g.Next() }))
 }
-
