@@ -18,17 +18,21 @@ import (
 // strategy (harness_test.go): never a duplicate, monotonic where promised,
 // stalls and leads within their bounds, the ring never past the newest ID.
 //
-// Byte 0 picks the strategy, byte 1 the clock mode (bit 0) and whether the
-// generator keeps a high-water mark and may restart (bit 1); then pairs
-// (op, arg).
+// Byte 0 picks the strategy, byte 1 the clock mode (bit 0), whether the
+// generator keeps a high-water mark and may restart (bit 1) and whether
+// each tick starts at a random sequence number (bit 2,
+// WithSequenceOffset); then pairs (op, arg). Calls are Next or, when the
+// arg's top bit is set, NextN for the same number of IDs at once.
 func FuzzStrategies(f *testing.F) {
-	f.Add([]byte{0, 0, 0, 5, 1, 0, 2, 2, 0, 5})                   // small step, error
-	f.Add([]byte{1, 1, 0, 9, 1, 3, 3, 2, 0, 9})                   // large step, wait
-	f.Add([]byte{2, 0, 5, 0, 2, 4, 5, 0, 0, 3})                   // overflow around a step, logical
-	f.Add([]byte{3, 0, 0, 15, 1, 1, 3, 60, 0, 15, 1, 200, 0, 15}) // beyond the window, ring
-	f.Add([]byte{4, 1, 0, 3, 4, 100, 0, 3, 2, 90, 0, 3})          // jump forward, step back, default
-	f.Add([]byte{5, 0, 8, 2, 0, 15, 1, 1, 0, 15, 6, 9, 0, 7})     // jitter and freeze
-	f.Add([]byte{6, 0, 5, 255, 2, 1, 5, 255})                     // two saturations across a step
+	f.Add([]byte{0, 0, 0, 5, 1, 0, 2, 2, 0, 5})                         // small step, error
+	f.Add([]byte{1, 1, 0, 9, 1, 3, 3, 2, 0, 9})                         // large step, wait
+	f.Add([]byte{2, 0, 5, 0, 2, 4, 5, 0, 0, 3})                         // overflow around a step, logical
+	f.Add([]byte{3, 0, 0, 15, 1, 1, 3, 60, 0, 15, 1, 200, 0, 15})       // beyond the window, ring
+	f.Add([]byte{4, 1, 0, 3, 4, 100, 0, 3, 2, 90, 0, 3})                // jump forward, step back, default
+	f.Add([]byte{5, 0, 8, 2, 0, 15, 1, 1, 0, 15, 6, 9, 0, 7})           // jitter and freeze
+	f.Add([]byte{6, 0, 5, 255, 2, 1, 5, 255})                           // two saturations across a step
+	f.Add([]byte{4, 6, 0, 0x83, 5, 0x81, 2, 3, 0, 0x8f, 9, 1, 5, 0x82}) // batches, offsets, a crash
+	f.Add([]byte{3, 4, 5, 0x80, 2, 4, 0, 0x8f, 0, 0x8f})                // batches during a rollback, ring
 	f.Fuzz(playScript)
 }
 
@@ -57,6 +61,11 @@ func playScript(t *testing.T, data []byte) {
 	mode := clockModes(time.Millisecond)[int(data[1])%2]
 	clk := simclock.New(start)
 	c := newChecker(t, clk, sc, mode, fuzzLayout, 1)
+	if data[1]&4 != 0 {
+		c.opts = []ringflake.Option{ringflake.WithSequenceOffset(int(fuzzLayout.MaxSequence()) + 1)}
+		c.offset = int(fuzzLayout.MaxSequence())
+		c.gen = c.newGenerator(1)
+	}
 	var store *recordingStore
 	if data[1]&2 != 0 {
 		store = &recordingStore{}
@@ -68,16 +77,20 @@ func playScript(t *testing.T, data []byte) {
 		ops = ops[:80]
 	}
 	budget := fuzzBudget
-	issue := func(n int) {
+	issue := func(n int, batch bool) {
 		n = min(n, budget)
 		budget -= n
+		if batch && n > 0 {
+			_ = c.nextN(n)
+			return
+		}
 		c.issue(n)
 	}
 	for i := 0; i+1 < len(ops); i += 2 {
 		arg := int(ops[i+1])
 		switch ops[i] % 10 {
 		case 0:
-			issue(arg%16 + 1)
+			issue(arg%16+1, arg&0x80 != 0)
 		case 1:
 			clk.Add(time.Duration(arg%8+1) * time.Millisecond)
 		case 2:
@@ -87,7 +100,7 @@ func playScript(t *testing.T, data []byte) {
 		case 4:
 			c.step(time.Duration(arg) * 11 * time.Millisecond)
 		case 5:
-			issue(perTick*(1+arg%4) + arg%perTick) // saturate ticks and spill into the next
+			issue(perTick*(1+arg%4)+arg%perTick, arg&0x80 != 0) // saturate ticks and spill into the next
 		case 6:
 			clk.Freeze(time.Duration(arg%30+1) * time.Millisecond)
 			c.exact = false

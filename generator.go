@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -55,8 +57,10 @@ type Generator struct {
 	stable    bool  // the first strategy is TickStable: its plans may go in the lane
 	maxLead   int64 // the most ticks an ID may lead the clock past the newest (a lease's bound)
 
-	serial serial // serial mode while calls collide (serial.go)
-	waits  waitq  // callers waiting for a tick on the system clock (wait.go)
+	serial serial     // serial mode while calls collide (serial.go)
+	line   line       // callers waiting for a tick, in order (line.go)
+	waits  waitq      // the sleeping of waiting callers on the system clock (wait.go)
+	hmu    sync.Mutex // recomputing the horizon
 
 	hooks    []func(RollbackEvent)
 	stats    counters
@@ -145,6 +149,7 @@ func New(node int64, opts ...Option) (*Generator, error) {
 		g.maxLead = int64(b.MaxLead() / l.unit)
 	}
 	g.ring.init(l.seqBits, cfg.seqOffset)
+	g.line.init()
 	g.newest.Store(-1)
 	g.src.init(cfg.clock, now, l.epoch, l.unit, &g.stats, &g.newest)
 	g.waits.start = g.src.start
@@ -212,8 +217,13 @@ func (g *Generator) NextContext(ctx context.Context) (ID, error) {
 // the same errors; it takes the sequence numbers of one tick with one
 // atomic operation, not one per ID, and allocates nothing. Waiting callers
 // take their place in line for the whole run they still need.
-func (g *Generator) NextN(ctx context.Context, ids []ID) (int, error) {
-	n := 0
+func (g *Generator) NextN(ctx context.Context, ids []ID) (n int, err error) {
+	unsorted := false // a run during a rollback started below the IDs before it
+	defer func() {
+		if unsorted {
+			slices.Sort(ids[:n])
+		}
+	}()
 	for n < len(ids) {
 		var (
 			run run
@@ -226,10 +236,12 @@ func (g *Generator) NextN(ctx context.Context, ids []ID) (int, error) {
 			run, r = g.fastRun(want)
 		}
 		if run.n == 0 {
-			var err error
 			if run, err = g.slow(ctx, r, want); err != nil {
 				return n, err
 			}
+		}
+		if n > 0 && g.id(run.first) < ids[n-1] {
+			unsorted = true
 		}
 		for v := run.first; v < run.first+run.n; v++ {
 			ids[n] = g.id(v)
@@ -253,13 +265,9 @@ func (g *Generator) Close(ctx context.Context) error {
 	if g.closed.Swap(true) {
 		return nil
 	}
-	if g.mark != nil {
-		g.mark.mu.Lock() // a save ending now must not raise the horizon again
-		g.horizon.Store(math.MinInt64)
-		g.mark.mu.Unlock()
-	} else {
-		g.horizon.Store(math.MinInt64) // every call now takes the slow path, which fails
-	}
+	g.hmu.Lock()            // no later setHorizon raises it again: they see closed
+	g.horizon.Store(bottom) // every call now takes the slow path, which fails
+	g.hmu.Unlock()
 	sealed := g.ring.seal()
 	g.waits.wakeAll()
 	if g.mark == nil {

@@ -75,10 +75,12 @@ type checker struct {
 	exact  bool          // the clock has no jitter, drift or freeze, so amounts and stalls can be checked to the nanosecond
 	slack  time.Duration // read noise of the clock: the generator may see the wall this far ahead
 
-	floor      int64         // tick of the mark the generator started from: it must issue only after it
-	since      int64         // tick of the mark's Since: between it and floor the previous run reserved time
-	markAhead  time.Duration // WithMarkAhead of restarted generators; 0: the default
-	process    *process      // the running generator's access to the mark store
+	floor      int64              // tick of the mark the generator started from: it must issue only after it
+	since      int64              // tick of the mark's Since: between it and floor the previous run reserved time
+	markAhead  time.Duration      // WithMarkAhead of restarted generators; 0: the default
+	opts       []ringflake.Option // more options for every generator
+	offset     int                // the largest first sequence number of a tick (WithSequenceOffset - 1)
+	process    *process           // the running generator's access to the mark store
 	seen       map[ringflake.ID]bool
 	last       ringflake.ID
 	newest     int64      // greatest tick issued so far, -1 before the first
@@ -98,7 +100,7 @@ type wallMark struct {
 func newChecker(t testing.TB, clk *simclock.Clock, sc strategyCase, mode clockMode, layout ringflake.Layout, node int64) *checker {
 	t.Helper()
 	c := &checker{t: t, clk: clk, layout: layout, sc: sc, mode: mode, exact: true,
-		seen: map[ringflake.ID]bool{}, newest: -1, errs: map[string]int{}}
+		seen: map[ringflake.ID]bool{}, newest: -1, floor: -1, since: -1, errs: map[string]int{}}
 	c.gen = c.newGenerator(node)
 	return c
 }
@@ -109,8 +111,8 @@ func (c *checker) newGenerator(node int64, opts ...ringflake.Option) *ringflake.
 	c.t.Helper()
 	s, err := strategies.Parse(c.sc.name)
 	require.NoError(c.t, err)
-	opts = append([]ringflake.Option{ringflake.WithClock(c.mode.wrap(c.clk)), ringflake.WithStrategy(s),
-		ringflake.WithLayout(c.layout)}, opts...)
+	opts = append(append([]ringflake.Option{ringflake.WithClock(c.mode.wrap(c.clk)), ringflake.WithStrategy(s),
+		ringflake.WithLayout(c.layout)}, c.opts...), opts...)
 	gen, err := ringflake.New(node, opts...)
 	require.NoError(c.t, err)
 	return gen
@@ -183,20 +185,45 @@ func (c *checker) clockTick() int64 {
 // It does not call t.Helper: next runs for every ID of every scenario and
 // fuzz input, and Helper's stack walk costs more than the call it checks.
 func (c *checker) next() error {
+	var id [1]ringflake.ID
+	return c.call(id[:], func() (int, error) {
+		var err error
+		id[0], err = c.gen.NextContext(context.Background())
+		if err != nil {
+			return 0, err
+		}
+		return 1, nil
+	})
+}
+
+// nextN issues k IDs with one NextN call and checks every promise, for the
+// call and for each ID. It returns the error, if any.
+func (c *checker) nextN(k int) error {
+	ids := make([]ringflake.ID, k)
+	return c.call(ids, func() (int, error) { return c.gen.NextN(context.Background(), ids) })
+}
+
+// call makes one call that fills ids — Next or NextN — and checks it: its
+// stall, its error, and every ID it filled, which must be strictly
+// increasing.
+func (c *checker) call(ids []ringflake.ID, do func() (int, error)) error {
 	allowed := c.clockTick()
 	newestBefore := c.newest
 	wallBefore := c.clk.Wall()
 	start := c.clk.Monotonic()
-	id, err := c.gen.NextContext(context.Background())
+	n, err := do()
 	stall := c.clk.Monotonic() - start
 	c.maxStall = max(c.maxStall, stall)
 
 	// A rollback may stall a call by maxStall; waiting for the next tick
 	// when a tick is used up adds up to one tick (plus the clock's read
-	// noise) of wall-clock progress, for every strategy. Measured on the
-	// wall clock, the bound holds even while the wall stands still; on a
-	// clock without freezes or drift it holds for true time as well.
-	limit := c.sc.maxStall + c.layout.Unit() + 2*c.slack
+	// noise) of wall-clock progress, for every strategy — and for a batch,
+	// a tick for each tick's worth of IDs it needs. Measured on the wall
+	// clock, the bound holds even while the wall stands still; on a clock
+	// without freezes or drift it holds for true time as well.
+	perTick := int(c.layout.MaxSequence()) + 1 - c.offset // the fewest IDs a tick offers
+	ticks := time.Duration((len(ids)+perTick-1)/perTick) * c.layout.Unit()
+	limit := c.sc.maxStall + ticks + 2*c.slack
 	if c.floor >= 0 {
 		// A restart inside the previous run's reservation — the clock
 		// past the mark's Since but not past the mark — waits it out,
@@ -212,6 +239,15 @@ func (c *checker) next() error {
 	if c.exact && stall > limit {
 		c.t.Fatalf("%s: call stalled %v, promise is at most %v", c.sc.name, stall, limit)
 	}
+	if err == nil && n != len(ids) {
+		c.t.Fatalf("%s: filled %d of %d IDs without an error", c.sc.name, n, len(ids))
+	}
+	for i, id := range ids[:n] {
+		if i > 0 && id <= ids[i-1] {
+			c.t.Fatalf("%s: ID %d follows %d in one batch: not strictly increasing", c.sc.name, id, ids[i-1])
+		}
+		c.checkID(id, allowed, newestBefore)
+	}
 	if err != nil {
 		var re *ringflake.RollbackError
 		switch {
@@ -220,7 +256,7 @@ func (c *checker) next() error {
 			if re.Behind <= 0 {
 				c.t.Fatalf("%s: rollback error with non-positive amount %v", c.sc.name, re.Behind)
 			}
-			if c.exact && stall == 0 && c.mode.lag == 0 {
+			if c.exact && stall == 0 && c.mode.lag == 0 && n == 0 {
 				want := c.layout.TickTime(newestBefore).Sub(wallBefore)
 				if re.Behind != want {
 					c.t.Fatalf("%s: rollback amount %v, the clock reads %v behind the newest ID", c.sc.name, re.Behind, want)
@@ -231,9 +267,15 @@ func (c *checker) next() error {
 		default:
 			c.t.Fatalf("%s: unexpected error %v", c.sc.name, err)
 		}
-		return err
 	}
+	return err
+}
 
+// checkID checks one ID a call returned: unique, of the node, in order
+// where promised, within the lead, after the previous run's mark. allowed
+// is the clock's tick and newestBefore the newest tick when the call
+// started.
+func (c *checker) checkID(id ringflake.ID, allowed, newestBefore int64) {
 	c.issued++
 	if c.seen[id] {
 		c.t.Fatalf("%s: ID %d issued twice", c.sc.name, id)
@@ -262,11 +304,10 @@ func (c *checker) next() error {
 		c.t.Fatalf("%s: ID tick %d leads the clock's %d by %v, beyond the promised %v (newest tick before the call: %d)",
 			c.sc.name, idTick, clockAfter, lead, c.sc.maxLead, newestBefore)
 	}
-	if c.floor != 0 && idTick <= c.floor {
+	if c.floor >= 0 && idTick <= c.floor {
 		c.t.Fatalf("%s: ID tick %d is at or below the mark %d of the previous run", c.sc.name, idTick, c.floor)
 	}
 	c.newest = max(c.newest, idTick)
-	return nil
 }
 
 // later returns the later of a and b.

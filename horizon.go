@@ -12,7 +12,8 @@ import (
 // without asking anything: the layout's last tick, or — with a MarkStore —
 // a tick half an interval before the saved high-water mark runs out, so the
 // next mark is saved in the background before it is needed. Past the
-// horizon the slow path takes over.
+// horizon the slow path takes over. While callers wait in line, and after
+// Close, the horizon is at the bottom: every call takes the slow path.
 
 // marker keeps the saved high-water mark of a generator.
 type marker struct {
@@ -42,22 +43,34 @@ func (g *Generator) hardTick() int64 {
 
 // setHorizon recomputes the fast path's horizon from the saved mark.
 func (g *Generator) setHorizon() {
+	g.hmu.Lock()
+	defer g.hmu.Unlock()
 	if g.closed.Load() {
 		return
 	}
-	h := g.last
-	if hard := g.hardTick(); hard < g.last { // at the layout's end there is nothing left to save
-		h = hard - g.mark.aheadTicks/2
+	h := g.saveAfter()
+	if g.line.length.Load() > 0 {
+		h = bottom // callers wait in line: everyone joins it
 	}
 	g.horizon.Store(h)
 }
 
+// saveAfter returns the greatest tick the generator may issue at before it
+// starts saving its next mark: the layout's last tick, or half an interval
+// before the saved mark runs out.
+func (g *Generator) saveAfter() int64 {
+	if hard := g.hardTick(); hard < g.last { // at the layout's end there is nothing left to save
+		return hard - g.mark.aheadTicks/2
+	}
+	return g.last
+}
+
 // prepare makes sure the generator may issue at tick: it starts saving the
-// next mark when tick is past the horizon, and waits for that save when
-// tick is past the saved mark. It reports whether it waited, and returns
-// the save's error, or ctx's.
+// next mark when tick is past saveAfter, and waits for that save when tick
+// is past the saved mark. It reports whether it waited, and returns the
+// save's error, or ctx's.
 func (g *Generator) prepare(ctx context.Context, tick int64) (waited bool, err error) {
-	if g.mark == nil || tick <= g.horizon.Load() || g.mark.hard.Load() >= g.last {
+	if g.mark == nil || tick <= g.saveAfter() {
 		return false, nil
 	}
 	for {

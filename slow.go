@@ -11,33 +11,30 @@ import (
 )
 
 // The slow path handles everything but a free sequence number at the
-// clock's tick: a rollback, a used-up tick, a previous run's reservation,
-// an expired layout, a high-water mark to save, a lost lease, a closed
-// generator. Each round of resolve goes through the same steps:
+// clock's tick: a rollback, a used-up tick, callers waiting in line, a
+// previous run's reservation, an expired layout, a high-water mark to
+// save, a lost lease, a closed generator. Each round of resolve goes
+// through the same steps:
 //
 //  1. preconditions: nothing may be issued now (closed, lease lost, layout
 //     expired, before the epoch);
 //  2. the situation the strategy is asked about;
-//  3. when the clock is not behind: the clock's own tick, or the call's
-//     place in line once its tick has come;
+//  3. when the clock is not behind: the clock's own tick — through the
+//     line when callers wait in it;
 //  4. ask the strategy, step by step, and carry out the first plan that
 //     does something;
-//  5. wait — as the plan says, or for the next tick with room — taking a
-//     place in line first, then read the clock and go round again.
+//  5. wait — as the plan says, or for the next tick with room — in line,
+//     then read the clock and go round again.
 
-// lineTicks is how many ticks past the one it waits for a waiting call
-// looks for its place in line. Beyond them (a queue of more than 128
-// ticks' worth of IDs) a call waits without a place, and may be overtaken.
-const lineTicks = 128
-
-// call is one call on the slow path: what it read last, what it holds and
+// call is one call on the slow path: what it read last, where it waits and
 // what it did.
 type call struct {
 	reading               // the latest readings
 	want    uint64        // how many IDs the caller still needs
 	exact   bool          // e is a fresh wall reading, not an estimate
-	held    run           // its place in line, taken before it slept; n == 0: none
-	seen    uint64        // Stats.Rollbacks when it last slept, to tell a step during the wait
+	place   *place        // its place in line, or nil
+	expect  int64         // the reading the last wait was to end at (ns since the epoch)
+	slept   time.Duration // how long that wait was
 	waited  time.Duration // strategy sleeps, for Situation.Waited
 	step    int           // index of the step whose plan was carried out last, or -1
 	report  bool          // this call reports a rollback event
@@ -50,7 +47,7 @@ type call struct {
 // pause is a wait that step 5 of resolve carries out.
 type pause struct {
 	d     time.Duration // how long
-	line  int64         // the tick from which to look for a place in line; -1: none
+	tick  int64         // the tick the caller waits for in line; -1: it does not wait in line
 	cause waitCause
 }
 
@@ -68,8 +65,11 @@ const (
 func (g *Generator) slow(ctx context.Context, r reading, want uint64) (run, error) {
 	c := call{reading: r, want: want, exact: g.src.mono == nil, step: -1, trace: calltrace.From(ctx)}
 	out, err := g.resolve(ctx, &c)
-	if c.held.n > 0 {
-		g.stats.abandoned.Add(c.held.n) // a place in line it did not use: never issued
+	if c.place != nil {
+		g.line.mu.Lock()
+		lost := g.leave(c.place) // served while it went another way: never issued
+		g.line.mu.Unlock()
+		g.stats.abandoned.Add(lost.n)
 	}
 	if err != nil {
 		g.stats.errors[kindOf(err)].Add(1)
@@ -90,7 +90,7 @@ func (g *Generator) resolve(ctx context.Context, c *call) (run, error) {
 		// 2. The situation.
 		s := g.situation(c)
 
-		// 3. Not behind: the clock's tick or the call's place in line.
+		// 3. Not behind: the clock's tick, through the line.
 		if !s.IsBehind() {
 			out, again, err := g.atClock(ctx, c)
 			if out.n > 0 || err != nil {
@@ -133,42 +133,76 @@ func (g *Generator) precondition(c *call) error {
 	return nil
 }
 
-// situation returns what the strategy is asked about. A call that holds a
-// place in line and saw the clock step back while it waited for it is
-// behind that place: the step is a rollback like any other, and the
-// strategy decides.
+// situation returns what the strategy is asked about. A call that waited
+// in line for a tick and then reads the clock well before the instant its
+// wait was to end at saw the clock step back (or stand still) during the
+// wait: it is behind the tick it waited for, a rollback like any other,
+// and the strategy decides — instead of the call waiting on for capacity.
+// "Well before" allows for a clock that runs slow by 1.5 % or less, far
+// more than NTP ever slews.
 func (g *Generator) situation(c *call) strategies.Situation {
 	newest := c.newest
-	if c.held.n > 0 && g.stats.rollbacks.Load() != c.seen {
-		newest = max(newest, g.ring.tick(c.held.first))
+	if c.place != nil && c.expect-c.e > int64(c.slept/64)+int64(time.Microsecond) {
+		g.line.mu.Lock()
+		if c.place.served.n == 0 {
+			newest = max(newest, c.place.target)
+		}
+		g.line.mu.Unlock()
 	}
 	return strategies.Situation{Elapsed: time.Duration(c.e), Unit: g.layout.unit,
 		Newest: newest, Last: g.last, Waited: c.waited}
 }
 
 // atClock issues at the clock's tick, which is not behind the newest: the
-// call's place in line when its tick has come, or the next sequence numbers
-// of the tick. It reports again when it waited for a mark to be saved and
-// the call must read the clock again. An empty run without again means the
-// tick has no room for this call (used up, reserved by a previous run, or
-// the call's place is in a later tick).
+// next sequence numbers of the tick — when nobody waits in line — or the
+// call's IDs once the line, served from its head, comes to it. It reports
+// again when it waited for a mark to be saved and the call must read the
+// clock again. An empty run without again means the call must wait: the
+// tick has no room for it (used up, reserved by a previous run, or taken
+// by callers ahead in line).
 func (g *Generator) atClock(ctx context.Context, c *call) (out run, again bool, err error) {
-	if c.held.n > 0 {
-		if tick := g.ring.tick(c.held.first); tick <= c.now {
-			g.issuedBy(tick, c.now, c.newest)
-			out, c.held = c.held, run{}
+	l := &g.line
+	if c.place != nil {
+		l.mu.Lock()
+		out = g.takeServed(c)
+		l.mu.Unlock()
+		if out.n > 0 {
 			return out, false, nil
 		}
-		return run{}, false, nil // its place is in a later tick
 	}
 	if waited, err := g.prepare(ctx, c.now); err != nil || waited {
 		return run{}, waited, err
 	}
-	if v, n := g.ring.takeRunAt(c.now, c.want); n > 0 {
-		g.raise(c.now)
-		return run{v, n}, false, nil
+	if c.place == nil && l.length.Load() == 0 {
+		if v, n := g.ring.takeRunAt(c.now, c.want); n > 0 {
+			g.raise(c.now)
+			return run{v, n}, false, nil
+		}
+		return run{}, false, nil
 	}
-	return run{}, false, nil
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c.place == nil {
+		c.place = l.join(c.want, c.now) // behind those who waited
+		if l.length.Load() == 1 {
+			g.setHorizon()
+		}
+	}
+	if c.now >= g.newest.Load() {
+		g.serve(c.now)
+	}
+	return g.takeServed(c), false, nil
+}
+
+// takeServed returns the IDs the line served the call, if it did, and
+// gives its place up. g.line.mu is held.
+func (g *Generator) takeServed(c *call) run {
+	out := c.place.served
+	if out.n > 0 {
+		g.line.recycle(c.place)
+		c.place = nil
+	}
+	return out
 }
 
 // ask asks the steps of the strategy in turn and carries out the first
@@ -182,24 +216,23 @@ func (g *Generator) ask(ctx context.Context, c *call, s strategies.Situation) (r
 		}
 		if from, limit, ok := p.Range(); ok {
 			if limit <= s.Newest {
-				// Reusing: never past an ID issued. (A call's place in
-				// line makes it behind when the clock steps back during
-				// its wait, but the place is not an ID anyone has.)
+				// Reusing: never past an ID issued. (A call that waited
+				// for a tick is behind that tick when the clock steps
+				// back during its wait, but nobody has an ID there.)
 				limit = min(limit, max(c.newest, c.now))
 			} else {
 				// Borrowing: as far as the lease's bound on the lead.
 				limit = min(limit, max(s.Newest, addSat(c.now, g.maxLead)))
 			}
-			out, err := g.issue(ctx, c, from, limit, c.newest)
+			out, err := g.issue(ctx, c, from, limit)
 			if err != nil || out.n > 0 {
-				if out.n > 0 && i == 0 && c.waited == 0 && g.stable && c.held.n == 0 {
+				if out.n > 0 && i == 0 && c.waited == 0 && g.stable && c.place == nil {
 					g.lane.set(c.now, c.newest, from, limit)
 				}
 				return out, pause{}, err
 			}
 			if d := p.SleepFor(); d > 0 {
-				// OrSleep: wait, keeping a place just past the range.
-				return run{}, pause{d: d, line: limit + 1, cause: waitStrategy}, nil
+				return run{}, pause{d: d, tick: -1, cause: waitStrategy}, nil // OrSleep
 			}
 			continue
 		}
@@ -207,36 +240,31 @@ func (g *Generator) ask(ctx context.Context, c *call, s strategies.Situation) (r
 			return run{}, pause{}, err
 		}
 		if d := p.SleepFor(); d > 0 {
-			return run{}, pause{d: d, line: s.Newest, cause: waitStrategy}, nil
+			// Waiting out a rollback: in line for the newest tick.
+			return run{}, pause{d: d, tick: s.Newest, cause: waitStrategy}, nil
 		}
 	}
 	if s.IsBehind() {
 		return run{}, pause{}, &RollbackError{Behind: s.Behind()}
 	}
-	// The tick is used up, or reserved by the previous run's mark: wait
-	// for the next tick that may have room.
+	// The tick is used up, or taken by callers ahead in line, or reserved
+	// by the previous run's mark: wait in line for the next tick that may
+	// have room.
 	g.ring.capped(c.now)
-	free, cause := g.nextFree(c.now)
-	if c.held.n > 0 {
-		free = max(free, g.ring.tick(c.held.first))
+	tick, cause := g.nextFree(c.now)
+	if c.place != nil {
+		g.line.mu.Lock()
+		tick = max(tick, c.place.target)
+		g.line.mu.Unlock()
 	}
-	return run{}, pause{d: s.Until(free), line: free, cause: cause}, nil
+	return run{}, pause{d: s.Until(tick), tick: tick, cause: cause}, nil
 }
 
-// issue carries out an Issue plan over [from, limit]: the call's place in
-// line if it lies in the range, or the earliest room the ring has there,
-// up to the saved high-water mark; when the mark is in the way it waits
-// for a later one.
-func (g *Generator) issue(ctx context.Context, c *call, from, limit, newest int64) (run, error) {
-	if c.held.n > 0 {
-		if tick := g.ring.tick(c.held.first); from <= tick && tick <= limit {
-			g.issuedBy(tick, c.now, newest)
-			out := c.held
-			c.held = run{}
-			return out, nil
-		}
-	}
-	v, n := g.ring.take(from, min(limit, g.hardTick()), c.want, newest)
+// issue carries out an Issue plan over [from, limit]: the earliest room
+// the ring has there, up to the saved high-water mark; when the mark is in
+// the way it waits for a later one.
+func (g *Generator) issue(ctx context.Context, c *call, from, limit int64) (run, error) {
+	v, n := g.ring.take(from, min(limit, g.hardTick()), c.want, c.newest)
 	for n == 0 && g.mark != nil && min(limit, g.last) > g.hardTick() {
 		// The saved mark is in the way: wait for a later one.
 		if _, err := g.prepare(ctx, g.hardTick()+1); err != nil {
@@ -245,20 +273,20 @@ func (g *Generator) issue(ctx context.Context, c *call, from, limit, newest int6
 		if g.lease != nil && !g.lease.Held() {
 			return run{}, fmt.Errorf("%w: node %d", ErrLeaseLost, g.node)
 		}
-		v, n = g.ring.take(from, min(limit, g.hardTick()), c.want, newest)
+		v, n = g.ring.take(from, min(limit, g.hardTick()), c.want, c.newest)
 	}
 	if n == 0 {
 		return run{}, nil
 	}
-	g.issuedBy(g.ring.tick(v), c.now, newest)
+	g.issuedBy(g.ring.tick(v), c.now, c.newest)
 	return run{v, n}, nil
 }
 
-// await carries out a pause: it takes the call's place in line, sleeps on
-// the generator's clock and reads the clock again. It never sleeps on an
-// estimate: a wall-clock step the estimate has not seen yet would make the
-// wait too long or too short, so it first reads the wall clock and lets
-// the call decide again.
+// await carries out a pause: it keeps the call's place in line (or takes
+// one), sleeps on the generator's clock and reads the clock again. It
+// never sleeps on an estimate: a wall-clock step the estimate has not seen
+// yet would make the wait too long or too short, so it first reads the
+// wall clock and lets the call decide again.
 func (g *Generator) await(ctx context.Context, c *call, s strategies.Situation, p pause) error {
 	if !c.exact {
 		c.exact = true
@@ -266,37 +294,38 @@ func (g *Generator) await(ctx context.Context, c *call, s strategies.Situation, 
 		c.e, c.now = g.src.resyncTick()
 		return nil
 	}
-	if c.held.n == 0 && p.line >= 0 && p.cause != waitReservation {
-		g.takePlace(ctx, c, p.line)
+	if p.tick >= 0 {
+		g.wait(c, p.tick)
+	} else if c.place != nil {
+		g.line.mu.Lock()
+		g.stats.abandoned.Add(g.leave(c.place).n)
+		g.line.mu.Unlock()
+		c.place = nil
 	}
-	d := p.d
-	if p.cause == waitCapacity && c.held.n > 0 {
-		d = max(d, s.Until(g.ring.tick(c.held.first)))
-	}
-	c.seen = g.stats.rollbacks.Load()
-	if err := g.sleep(ctx, d); err != nil {
+	c.expect, c.slept = c.e+int64(p.d), p.d
+	if err := g.sleep(ctx, p.d); err != nil {
 		return err
 	}
 	switch p.cause {
 	case waitStrategy:
-		c.waited += d
+		c.waited += p.d
 		g.stats.waits.Add(1)
-		g.stats.waited.Add(int64(d))
+		g.stats.waited.Add(int64(p.d))
 	case waitReservation:
 		g.stats.reservationWaits.Add(1)
-		g.stats.reservationWaited.Add(int64(d))
+		g.stats.reservationWaited.Add(int64(p.d))
 	default:
 		g.stats.tickWaits.Add(1)
-		g.stats.tickWaited.Add(int64(d))
+		g.stats.tickWaited.Add(int64(p.d))
 	}
 	if t := c.trace; t != nil {
 		switch p.cause {
 		case waitStrategy:
-			t.Strategy += d
+			t.Strategy += p.d
 		case waitReservation:
-			t.Reservation += d
+			t.Reservation += p.d
 		default:
-			t.Capacity += d
+			t.Capacity += p.d
 		}
 	}
 	g.reread(c)
@@ -304,24 +333,18 @@ func (g *Generator) await(ctx context.Context, c *call, s strategies.Situation, 
 	return nil
 }
 
-// takePlace takes the call's place in line before it sleeps: the first
-// room for its IDs at tick line or later (within lineTicks), so that callers
-// that start waiting later are served after it. A place is taken within the
-// saved high-water mark only; for the next tick it first starts saving a
-// later mark when that is due, as a call at that tick would.
-func (g *Generator) takePlace(ctx context.Context, c *call, line int64) {
-	line = max(line, 0)
-	if line > g.last {
+// wait puts the call in line for tick, or moves its place's tick there.
+func (g *Generator) wait(c *call, tick int64) {
+	l := &g.line
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c.place != nil {
+		c.place.target = max(c.place.target, tick)
 		return
 	}
-	if line <= c.now+1 {
-		if _, err := g.prepare(ctx, line); err != nil {
-			return // the call meets the error again when it tries to issue
-		}
-	}
-	v, n := g.ring.take(line, min(addSat(line, lineTicks), g.hardTick()), c.want, -1)
-	if n > 0 {
-		c.held = run{v, n}
+	c.place = l.join(c.want, tick)
+	if l.length.Load() == 1 {
+		g.setHorizon()
 	}
 }
 
