@@ -47,16 +47,26 @@
 // freezes, drifts and jitters deterministically, or with the clocks of
 // github.com/benbjohnson/clock.
 //
+// [Generator.NextN] fills a slice with IDs, taking each tick's sequence
+// numbers with one atomic operation; [WithSequenceOffset] starts each tick
+// at a random sequence number, so that id % shards spreads at low rates.
+// Callers that wait for a tick are served in the order they started
+// waiting, and on the system clock they do not hold an OS thread each.
+//
 // A generator counts what it does ([Generator.Stats]) and can report each
 // rollback to a hook ([WithRollbackHook]) or a log/slog logger
-// ([WithLogger]); [PublishExpvar] serves the counters through expvar, and
-// the module github.com/ringflake/ringflake/ringflakeprom exports them to
-// Prometheus. With a [MarkStore] ([FileMarkStore] by default) a generator
-// is safe across restarts, and with a [Lease] its node id comes from a
-// coordination service (modules redislease and etcdlease).
+// ([WithLogger]); package ringflakeexpvar serves the counters through
+// expvar, and the module github.com/ringflake/ringflake/ringflakeprom
+// exports them to Prometheus. With a [MarkStore] ([FileMarkStore] by
+// default) a generator is safe across restarts — a [Mark] tells the time a
+// crashed run reserved from a clock that stepped back — and with a [Lease]
+// its node id comes from a coordination service (modules redislease and
+// etcdlease).
 //
-// A Generator is safe for concurrent use by multiple goroutines. Layouts,
-// IDs and strategies are immutable values. The package keeps no global
-// state of its own and starts no goroutines at import; only
-// [PublishExpvar] writes to the process-wide expvar registry, when called.
+// A Generator is safe for concurrent use by multiple goroutines, Close
+// included: calls in flight when it closes fail with [ErrClosed] or
+// return IDs that the exact mark Close saves covers. Layouts, IDs and
+// strategies are immutable values. The package starts no goroutines and
+// registers nothing at import; importing it links neither net/http nor
+// expvar.
 package ringflake
