@@ -15,7 +15,7 @@ import (
 	"github.com/ringflake/ringflake/bench/ratios"
 )
 
-// targets are the benchmark targets of BENCHMARKS.md (issue 4).
+// targets are the benchmark targets of BENCHMARKS.md (issues 4 and 11).
 var targets = []ratios.Target{
 	{What: "uncapped, sequential", Ours: "Seq/ringflake-wide", Peer: "Seq/bwmarrin-wide", Max: 1.10},
 	{What: "uncapped, parallel", Ours: "Par/ringflake-wide", Peer: "Par/bwmarrin-wide", Max: 1.00},
@@ -23,6 +23,10 @@ var targets = []ratios.Target{
 	{What: "logical vs UUIDv7, sequential", Ours: "Seq/ringflake-logical", Peer: "Seq/uuidv7", Max: 1 / 5.0, Speed: true},
 	{What: "ring path during a rollback, sequential", Ours: "Seq/ringflake-rollback-ring", Peer: "Seq/ringflake-rollback-normal", Max: 2},
 	{What: "ring path during a rollback, parallel", Ours: "Par/ringflake-rollback-ring", Peer: "Par/ringflake-rollback-normal", Max: 2},
+	{What: "NextN of 256 against Next, per ID, sequential", Ours: "Batch/seq/ringflake-nextn-256", Peer: "Batch/seq/ringflake-next", Max: 0.25, Speed: true},
+	{What: "NextN of 256 against Next, per ID, parallel", Ours: "Batch/par/ringflake-nextn-256", Peer: "Batch/par/ringflake-next", Max: 0.25, Speed: true},
+	{What: "NextN of 256 against xid, per ID", Ours: "Batch/seq/ringflake-nextn-256", Peer: "Batch/seq/xid", Max: 1, Speed: true},
+	{What: "NextN of 256 against UUIDv7, per ID", Ours: "Batch/seq/ringflake-nextn-256", Peer: "Batch/seq/uuidv7", Max: 1, Speed: true},
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
