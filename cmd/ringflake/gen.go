@@ -69,21 +69,27 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	return write(g, *n, enc, stdout)
 }
 
-// write prints n IDs from g, one per line.
+// write prints n IDs from g, one per line. It takes them in batches of
+// up to 256 with NextN: one atomic operation per tick, not per ID. The IDs
+// issued before an error are printed.
 func write(g *ringflake.Generator, n int, enc ringflake.Encoding, stdout io.Writer) error {
 	w := bufio.NewWriter(stdout)
 	buf := make([]byte, 0, 24)
-	for range n {
-		id, err := g.Next()
+	ids := make([]ringflake.ID, min(n, 256))
+	for n > 0 {
+		k, err := g.NextN(context.Background(), ids[:min(n, len(ids))])
+		for _, id := range ids[:k] {
+			buf = enc.Append(buf[:0], id)
+			buf = append(buf, '\n')
+			if _, werr := w.Write(buf); werr != nil {
+				return werr
+			}
+		}
 		if err != nil {
 			_ = w.Flush()
 			return err
 		}
-		buf = enc.Append(buf[:0], id)
-		buf = append(buf, '\n')
-		if _, err := w.Write(buf); err != nil {
-			return err
-		}
+		n -= k
 	}
 	return w.Flush()
 }
