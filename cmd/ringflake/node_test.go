@@ -143,7 +143,7 @@ func TestGenState(t *testing.T) {
 
 	mark, err := ringflake.NewFileMarkStore(state).LoadMark(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, second[len(second)-1].Time(ringflake.TwitterLayout()), mark, "a clean exit saves the exact mark")
+	assert.Equal(t, second[len(second)-1].Time(ringflake.TwitterLayout()), mark.Limit, "a clean exit saves the exact mark")
 
 	require.NoError(t, os.WriteFile(state, []byte("damaged\n"), 0o600))
 	code, _, errOut := runCLI("gen", "-node", "3", "-state", state)
