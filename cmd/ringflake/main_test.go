@@ -37,7 +37,7 @@ func TestGen(t *testing.T) {
 }
 
 func TestGenWithLayoutAndStrategy(t *testing.T) {
-	code, out, errOut := runCLI("gen", "-n", "3", "-layout", "js-safe", "-strategy", "logical:1s", "-node", "127")
+	code, out, errOut := runCLI("gen", "-n", "3", "-layout", "js-safe", "-strategy", "logical:1s", "-node", "127", "-offset", "64")
 	require.Equal(t, 0, code, errOut)
 	for _, line := range strings.Fields(out) {
 		id, err := ringflake.Parse(line)
@@ -84,6 +84,7 @@ func TestErrors(t *testing.T) {
 		{"bad flag", []string{"gen", "-colour", "red"}, 2, "-colour"},
 		{"negative count", []string{"gen", "-n", "-1"}, 2, "-n -1"},
 		{"stray argument", []string{"gen", "5"}, 2, "no arguments"},
+		{"negative offset", []string{"gen", "-offset", "-1"}, 2, "-offset -1"},
 		{"bad strategy", []string{"gen", "-strategy", "ring,,"}, 2, `part 2`},
 		{"bad layout", []string{"gen", "-layout", "twitter,seq=13"}, 2, "-layout"},
 		{"node out of range", []string{"gen", "-node", "5000"}, 1, "node id 5000 out of range [0, 1023]"},
