@@ -1,0 +1,67 @@
+package idserver
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/ringflake/ringflake"
+)
+
+// The codes of a 503 response's "code" field: what kind of generator
+// error, or reason for not being ready, it reports. They are stable across
+// versions; callers branch on them, never on the message.
+const (
+	// CodeClockRollback: the clock reads behind the newest ID issued and
+	// the strategy fails rather than wait or reuse (ringflake.ErrClockRollback).
+	// The response has Retry-After: how far behind, in whole seconds,
+	// rounded up.
+	CodeClockRollback = "clock_rollback"
+	// CodeLeaseLost: the lease does not hold the node id (ringflake.ErrLeaseLost).
+	CodeLeaseLost = "lease_lost"
+	// CodeLayoutExpired: the clock is past the layout's last
+	// representable time (ringflake.ErrLayoutExpired).
+	CodeLayoutExpired = "layout_expired"
+	// CodeBeforeEpoch: the clock reads before the layout's epoch
+	// (ringflake.ErrBeforeEpoch).
+	CodeBeforeEpoch = "before_epoch"
+	// CodeClosed: the generator is closed; the server is shutting down
+	// (ringflake.ErrClosed).
+	CodeClosed = "closed"
+	// CodeCanceled: the request ended before the generator gave an ID.
+	CodeCanceled = "canceled"
+	// CodeTimeout: a deadline passed before the generator gave an ID (a
+	// readiness probe that took longer than ProbeTimeout).
+	CodeTimeout = "timeout"
+	// CodeUnavailable: any other generator error, such as a high-water
+	// mark that could not be saved or an error of a strategy of your own.
+	CodeUnavailable = "unavailable"
+)
+
+// ErrorCode returns the code of a generator error (one of the Code
+// constants): the code of the first sentinel err matches, in the order
+// the constants are listed, and [CodeUnavailable] for anything else,
+// including nil.
+func ErrorCode(err error) string {
+	switch {
+	case errors.Is(err, ringflake.ErrClockRollback):
+		return CodeClockRollback
+	case errors.Is(err, ringflake.ErrLeaseLost):
+		return CodeLeaseLost
+	case errors.Is(err, ringflake.ErrLayoutExpired):
+		return CodeLayoutExpired
+	case errors.Is(err, ringflake.ErrBeforeEpoch):
+		return CodeBeforeEpoch
+	case errors.Is(err, ringflake.ErrClosed):
+		return CodeClosed
+	case errors.Is(err, context.Canceled):
+		return CodeCanceled
+	case errors.Is(err, context.DeadlineExceeded):
+		return CodeTimeout
+	}
+	return CodeUnavailable
+}
+
+// message is err's text for a response, without the "ringflake: " its
+// sentinels start with.
+func message(err error) string { return strings.TrimPrefix(err.Error(), "ringflake: ") }

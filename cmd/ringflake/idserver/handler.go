@@ -1,0 +1,419 @@
+package idserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/cmd/ringflake/internal/idtext"
+	"github.com/ringflake/ringflake/ringflakeprom"
+)
+
+// DefaultMaxBatch is the largest n /v1/ids accepts unless [WithMaxBatch]
+// says otherwise: 1000 IDs, about 23 KB of JSON in decimal.
+const DefaultMaxBatch = 1000
+
+// MaxBatchLimit is the largest maximum [WithMaxBatch] accepts: a batch
+// holds its IDs and their JSON in memory until it is written.
+const MaxBatchLimit = 65536
+
+// ProbeTimeout bounds the call [Handler.Ready] makes to learn whether a
+// generator that failed a call issues again.
+const ProbeTimeout = time.Second
+
+// Handler is an [http.Handler] serving the IDs of one generator (see the
+// package documentation for its endpoints). Make one with [New]; the zero
+// Handler is not usable. It is safe for concurrent use.
+type Handler struct {
+	gen      *ringflake.Generator
+	lease    ringflake.Lease // nil without WithLease
+	maxBatch int
+	mux      *http.ServeMux
+
+	// failing is set when a call through the handler failed and cleared
+	// when one succeeds; Ready probes the generator while it is set.
+	failing atomic.Bool
+	probe   sync.Mutex // one probe at a time
+
+	bufs sync.Pool // *[]byte, a response being written
+	ids  sync.Pool // *[]ringflake.ID of maxBatch IDs
+}
+
+// An Option configures a [Handler] in [New].
+type Option interface {
+	apply(*config)
+}
+
+type config struct {
+	lease     ringflake.Lease
+	maxBatch  int
+	registry  *prometheus.Registry
+	noMetrics bool
+	err       error
+}
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// WithLease makes readiness depend on l, the lease the generator's node id
+// is held under (the one given to ringflake.WithLease): [Handler.Ready]
+// fails with ringflake.ErrLeaseLost while l.Held is false. A nil l is an
+// error of [New].
+func WithLease(l ringflake.Lease) Option {
+	return optionFunc(func(c *config) {
+		if l == nil {
+			c.invalid("WithLease(nil)")
+			return
+		}
+		c.lease = l
+	})
+}
+
+// WithMaxBatch sets the largest n /v1/ids accepts; the default is
+// [DefaultMaxBatch]. n must be from 1 to [MaxBatchLimit], or [New] fails.
+func WithMaxBatch(n int) Option {
+	return optionFunc(func(c *config) {
+		if n < 1 || n > MaxBatchLimit {
+			c.invalid("WithMaxBatch(%d): want 1 to %d", n, MaxBatchLimit)
+			return
+		}
+		c.maxBatch = n
+	})
+}
+
+// WithRegistry makes the handler register the generator's collector
+// (ringflakeprom) on reg and serve reg's metrics on /metrics, instead of
+// those of a registry of its own (the generator's collector and the Go
+// runtime's and the process's). [New] fails with a nil reg, or one that
+// has a ringflake collector already.
+func WithRegistry(reg *prometheus.Registry) Option {
+	return optionFunc(func(c *config) {
+		if reg == nil {
+			c.invalid("WithRegistry(nil)")
+			return
+		}
+		c.registry = reg
+	})
+}
+
+// WithoutMetrics leaves /metrics out (it is 404), for a program that
+// serves its metrics elsewhere: register a ringflakeprom collector there.
+func WithoutMetrics() Option {
+	return optionFunc(func(c *config) { c.noMetrics = true })
+}
+
+func (c *config) invalid(format string, args ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("%w: idserver: "+format, append([]any{ringflake.ErrInvalidOption}, args...)...)
+	}
+}
+
+// New returns a handler serving g's IDs. The handler does not close g: the
+// program that made g closes it once the server has stopped (see
+// ringflake.Generator.Close). Errors match ringflake.ErrInvalidOption: a
+// nil g, a nil or invalid option, metrics that cannot be registered.
+func New(g *ringflake.Generator, opts ...Option) (*Handler, error) {
+	cfg := config{maxBatch: DefaultMaxBatch}
+	for _, o := range opts {
+		if o == nil {
+			cfg.invalid("nil Option")
+			continue
+		}
+		o.apply(&cfg)
+	}
+	if g == nil {
+		cfg.invalid("nil generator")
+	}
+	if cfg.err != nil {
+		return nil, cfg.err
+	}
+	h := &Handler{gen: g, lease: cfg.lease, maxBatch: cfg.maxBatch, mux: http.NewServeMux()}
+	h.bufs.New = func() any { b := make([]byte, 0, 64); return &b }
+	h.ids.New = func() any { ids := make([]ringflake.ID, h.maxBatch); return &ids }
+
+	routes := []struct {
+		path    string
+		handler http.HandlerFunc
+	}{
+		{"/v1/id", h.serveID},
+		{"/v1/ids", h.serveIDs},
+		{"/v1/parse/{id}", h.serveParse},
+		{"/healthz", h.serveHealth},
+		{"/readyz", h.serveReady},
+	}
+	if !cfg.noMetrics {
+		metrics, err := metricsHandler(g, cfg.registry)
+		if err != nil {
+			return nil, err
+		}
+		routes = append(routes, struct {
+			path    string
+			handler http.HandlerFunc
+		}{"/metrics", metrics.ServeHTTP})
+	}
+	for _, r := range routes {
+		h.mux.HandleFunc("GET "+r.path, r.handler)
+		// The same path without a method matches every other method
+		// (the pattern with GET is more specific), so that a wrong
+		// method gets a JSON 405 rather than ServeMux's text one.
+		h.mux.HandleFunc(r.path, methodNotAllowed)
+	}
+	h.mux.HandleFunc("/", notFound)
+	return h, nil
+}
+
+// metricsHandler registers g's collector on reg, or on a registry of its
+// own with the Go and process collectors, and returns reg's handler.
+func metricsHandler(g *ringflake.Generator, reg *prometheus.Registry) (http.Handler, error) {
+	c, err := ringflakeprom.NewCollector(g, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: idserver: %w", ringflake.ErrInvalidOption, err)
+	}
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	if err := reg.Register(c); err != nil {
+		return nil, fmt.Errorf("%w: idserver: registering the generator's metrics: %w", ringflake.ErrInvalidOption, err)
+	}
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), nil
+}
+
+// ServeHTTP serves a request.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// Ready reports whether the handler should get traffic: nil when it
+// should, otherwise the reason, an error whose [ErrorCode] /readyz
+// returns. It is not ready
+//   - while the lease of [WithLease] does not hold the node id
+//     (ringflake.ErrLeaseLost), and
+//   - after a call through the handler failed (a rollback the strategy
+//     fails on, a lost lease, the generator closed, …), until a call
+//     succeeds again.
+//
+// A call that failed only because its request ended (the caller went
+// away) does not count. After a failed call Ready asks the generator for
+// one ID itself (within [ProbeTimeout]) and is ready if it gets one, so
+// that one transient failure never makes the handler unready by itself,
+// and a handler that gets no traffic, being unready, still learns when the
+// generator issues again. Without a failed call Ready issues nothing and
+// costs two atomic loads and the lease's Held.
+func (h *Handler) Ready(ctx context.Context) error {
+	if h.lease != nil && !h.lease.Held() {
+		return ringflake.ErrLeaseLost
+	}
+	if !h.failing.Load() {
+		return nil
+	}
+	h.probe.Lock()
+	defer h.probe.Unlock()
+	if !h.failing.Load() {
+		return nil // a call succeeded while this one waited for the probe
+	}
+	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
+	defer cancel()
+	if _, err := h.gen.NextContext(ctx); err != nil {
+		return err
+	}
+	h.failing.Store(false)
+	return nil
+}
+
+// succeeded records a call that returned IDs.
+func (h *Handler) succeeded() {
+	if h.failing.Load() {
+		h.failing.Store(false)
+	}
+}
+
+// failed records a failed call and writes its 503.
+func (h *Handler) failed(w http.ResponseWriter, err error) {
+	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && !h.failing.Load() {
+		h.failing.Store(true)
+	}
+	unavailable(w, err)
+}
+
+func (h *Handler) serveID(w http.ResponseWriter, r *http.Request) {
+	q, err := readQuery(r.URL.RawQuery, "/v1/id", paramFormat)
+	if err != nil {
+		badRequest(w, err)
+		return
+	}
+	enc, err := q.encoding()
+	if err != nil {
+		badRequest(w, err)
+		return
+	}
+	id, err := h.gen.NextContext(r.Context())
+	if err != nil {
+		h.failed(w, err)
+		return
+	}
+	h.succeeded()
+	bp := h.bufs.Get().(*[]byte)
+	b := append((*bp)[:0], `{"id":"`...)
+	b = enc.Append(b, id)
+	b = append(b, "\"}\n"...)
+	writeJSON(w, http.StatusOK, b)
+	*bp = b
+	h.bufs.Put(bp)
+}
+
+func (h *Handler) serveIDs(w http.ResponseWriter, r *http.Request) {
+	q, err := readQuery(r.URL.RawQuery, "/v1/ids", paramN|paramFormat)
+	if err != nil {
+		badRequest(w, err)
+		return
+	}
+	n, err := q.count(h.maxBatch)
+	if err != nil {
+		badRequest(w, err)
+		return
+	}
+	enc, err := q.encoding()
+	if err != nil {
+		badRequest(w, err)
+		return
+	}
+	ip := h.ids.Get().(*[]ringflake.ID)
+	defer h.ids.Put(ip)
+	ids := (*ip)[:n]
+	if _, err := h.gen.NextN(r.Context(), ids); err != nil {
+		h.failed(w, err)
+		return
+	}
+	h.succeeded()
+	bp := h.bufs.Get().(*[]byte)
+	b := append((*bp)[:0], `{"ids":[`...)
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = enc.Append(b, id)
+		b = append(b, '"')
+	}
+	b = append(b, "]}\n"...)
+	writeJSON(w, http.StatusOK, b)
+	*bp = b
+	h.bufs.Put(bp)
+}
+
+func (h *Handler) serveParse(w http.ResponseWriter, r *http.Request) {
+	q, err := readQuery(r.URL.RawQuery, "/v1/parse/{id}", paramFormat|paramLayout)
+	if err != nil {
+		badRequest(w, err)
+		return
+	}
+	enc, err := q.encoding()
+	if err != nil {
+		badRequest(w, err)
+		return
+	}
+	layout := h.gen.Layout()
+	if q.set&paramLayout != 0 {
+		if layout, err = ringflake.ParseLayout(q.layout); err != nil {
+			badRequest(w, fmt.Errorf("layout=%q: %s", q.layout, message(err)))
+			return
+		}
+	}
+	id, err := idtext.Parse(r.PathValue("id"), enc)
+	if err != nil {
+		badRequest(w, err)
+		return
+	}
+	p, err := idtext.Decompose(layout, id)
+	if err != nil {
+		badRequest(w, err)
+		return
+	}
+	b, err := json.Marshal(p)
+	if err != nil { // cannot happen: Parts holds numbers, a time and an ID
+		unavailable(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, append(b, '\n'))
+}
+
+func (h *Handler) serveHealth(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, []byte(`{"status":"ok"}`+"\n"))
+}
+
+func (h *Handler) serveReady(w http.ResponseWriter, r *http.Request) {
+	if err := h.Ready(r.Context()); err != nil {
+		unavailable(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, []byte(`{"status":"ready"}`+"\n"))
+}
+
+func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", "GET, HEAD")
+	writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s: use GET", r.Method, r.URL.Path), "")
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusNotFound, fmt.Sprintf("no such path %q: see /v1/id, /v1/ids?n=N, /v1/parse/{id}, /healthz, /readyz, /metrics", r.URL.Path), "")
+}
+
+// Header values of every JSON response, shared and never modified.
+var (
+	jsonType = []string{"application/json"}
+	noStore  = []string{"no-store"}
+	nosniff  = []string{"nosniff"}
+)
+
+// writeJSON writes a JSON response. IDs must never be cached: a cached
+// /v1/id would hand one ID to several callers.
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	hdr := w.Header()
+	hdr["Content-Type"] = jsonType
+	hdr["Cache-Control"] = noStore
+	hdr["X-Content-Type-Options"] = nosniff
+	if status != http.StatusOK {
+		w.WriteHeader(status)
+	}
+	_, _ = w.Write(body) // a client that went away is not an error to report
+}
+
+// errorJSON is the body of every error response; Code only for 503s.
+type errorJSON struct {
+	Error string `json:"error"`
+	Code  string `json:"code,omitempty"`
+}
+
+func writeError(w http.ResponseWriter, status int, msg, code string) {
+	b, err := json.Marshal(errorJSON{Error: msg, Code: code})
+	if err != nil { // cannot happen: two strings
+		b = []byte(`{"error":"unknown"}`)
+	}
+	writeJSON(w, status, append(b, '\n'))
+}
+
+func badRequest(w http.ResponseWriter, err error) {
+	writeError(w, http.StatusBadRequest, message(err), "")
+}
+
+// unavailable writes the 503 of a generator error, with Retry-After when
+// the error says how long to wait: a clock rollback, rounded up to
+// seconds.
+func unavailable(w http.ResponseWriter, err error) {
+	var rb *ringflake.RollbackError
+	if errors.As(err, &rb) {
+		w.Header().Set("Retry-After", strconv.FormatInt(int64(max(time.Second, rb.Behind+time.Second-1)/time.Second), 10))
+	}
+	writeError(w, http.StatusServiceUnavailable, message(err), ErrorCode(err))
+}
