@@ -2,12 +2,15 @@
 //
 // Usage:
 //
-//	ringflake gen [-n COUNT] [-node NODE] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-format FORMAT]
+//	ringflake gen [-n COUNT] [-node NODE] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-offset N] [-format FORMAT]
+//	ringflake serve [-listen HOST:PORT] [-node NODE] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-offset N] [-max-batch N] [-grace D]
 //	ringflake parse [-layout LAYOUT] [-format FORMAT] [-json] ID...
 //	ringflake replay [-strategy STRATEGY | -all-strategies] [-format table|json] [-plot FILE|DIR] FILE...
 //	ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate RATE]
 //
-// gen prints COUNT new IDs, one per line. parse prints the time (RFC 3339,
+// gen prints COUNT new IDs, one per line. serve serves IDs over HTTP as
+// JSON (package idserver; docs/serve.md), on loopback unless -behind-proxy,
+// until SIGTERM or SIGINT. parse prints the time (RFC 3339,
 // UTC), node and sequence of each ID. LAYOUT is a preset (twitter,
 // sonyflake, js-safe) or a key=value list (see ringflake.ParseLayout);
 // STRATEGY is a strategy string such as "ring,wait:5ms,error" (see
@@ -55,7 +58,9 @@ func usagef(format string, args ...any) error {
 }
 
 const usage = `usage:
-  ringflake gen [-n COUNT] [-node NODE] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-format FORMAT]
+  ringflake gen [-n COUNT] [-node NODE] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-offset N] [-format FORMAT]
+  ringflake serve [-listen HOST:PORT] [-node NODE] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-offset N]
+                  [-max-batch N] [-grace D] [-behind-proxy]
   ringflake parse [-layout LAYOUT] [-format FORMAT] [-json] ID...
   ringflake replay [-strategy STRATEGY | -all-strategies] [-format table|json] [-plot FILE|DIR] FILE...
   ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate RATE]
@@ -74,6 +79,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "gen":
 		err = gen(args[1:], stdout, stderr)
+	case "serve":
+		err = serve(args[1:], stdout, stderr)
 	case "parse":
 		err = parse(args[1:], stdout, stderr)
 	case "replay":
