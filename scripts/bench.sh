@@ -17,6 +17,16 @@
 #                   SATURATE=0 skips it
 #   OUT=DIR         keep the raw outputs in DIR (default: a new temporary
 #                   directory, printed at the end)
+#   GOBENCH=1       the go test benchmarks, benchstat and the ratio lines;
+#                   GOBENCH=0 skips them (to run only the harness or the
+#                   HTTP section)
+#   SERVE=1         the HTTP section: the built `ringflake serve` on
+#                   loopback under wrk (installed with apt-get when
+#                   missing), requests/s and p99 latency of /healthz,
+#                   /v1/id and /v1/ids?n=100 side by side, medians of
+#                   SERVE_RUNS interleaved runs of SERVE_DURATION each with
+#                   SERVE_WRK (wrk's -t and -c); SERVE=0 skips it
+#   SERVE_RUNS=5 SERVE_DURATION=5s SERVE_WRK="-t1 -c32"
 #   QUIET=1         before each round and the harness, wait (at most 2 min)
 #                   until the CPUs were at least 90 % idle for half a
 #                   second, so that other work on a shared machine skews
@@ -56,15 +66,24 @@ wait_quiet() {
   echo "bench.sh: the machine stayed busy; measuring anyway" >&2
 }
 
-if [ "$count" -lt 6 ]; then
+gobench=${GOBENCH:-1}
+if [ "$gobench" != "0" ] && [ "$count" -lt 6 ]; then
   echo "bench.sh: COUNT=$count: want at least 6 samples per benchmark" >&2
   exit 2
 fi
 
+# cleanup runs at exit: it removes a temporary GOBIN and stops a server
+# this script started, by its PID.
+gobin= serve_pid=
+cleanup() {
+  if [ -n "$serve_pid" ]; then kill "$serve_pid" 2>/dev/null || true; fi
+  if [ -n "$gobin" ]; then rm -rf "$gobin"; fi
+}
+trap cleanup EXIT
+
 benchstat=$(command -v benchstat || true)
-if [ -z "$benchstat" ]; then
+if [ "$gobench" != "0" ] && [ -z "$benchstat" ]; then
   gobin=$(mktemp -d "${TMPDIR:-/tmp}/benchstat.XXXXXX")
-  trap 'rm -rf "$gobin"' EXIT
   step "go install golang.org/x/perf/cmd/benchstat@latest (into $gobin)"
   GOBIN=$gobin go install golang.org/x/perf/cmd/benchstat@latest
   benchstat=$gobin/benchstat
@@ -77,25 +96,29 @@ if command -v lscpu >/dev/null; then
 fi
 echo "GOMAXPROCS: ${GOMAXPROCS:-$(nproc 2>/dev/null || echo '?') (default)}"
 
-step "benchmarks: $count rounds of -bench '$pattern' -benchtime $benchtime -count 1 -benchmem"
 # Build everything first, so that the whole run measures one version.
-go test -c -o "$out/bench.test" .
 go build -o "$out/saturate" ./cmd/saturate
 go build -o "$out/ratios" ./cmd/ratios
-: > "$out/raw.txt"
-for i in $(seq "$count"); do
-  printf 'round %d of %d\n' "$i" "$count" >&2
-  wait_quiet
-  "$out/bench.test" -test.run '^$' -test.bench "$pattern" -test.benchtime "$benchtime" \
-    -test.count 1 -test.benchmem >> "$out/raw.txt" 2>&1 || true
-done
-# benchstat reads result lines; a failed benchmark is reported and fails
-# the script at the end.
-grep -E '^(goos|goarch|pkg|cpu):|^Benchmark.* ns/op' "$out/raw.txt" | awk '!/^(goos|goarch|pkg|cpu):/ || !seen[$0]++' > "$out/bench.txt"
-failed=$(grep -E -- '^--- FAIL|^FAIL|panic:' "$out/raw.txt" || true)
+: > "$out/bench.txt"
+failed=
+if [ "$gobench" != "0" ]; then
+  step "benchmarks: $count rounds of -bench '$pattern' -benchtime $benchtime -count 1 -benchmem"
+  go test -c -o "$out/bench.test" .
+  : > "$out/raw.txt"
+  for i in $(seq "$count"); do
+    printf 'round %d of %d\n' "$i" "$count" >&2
+    wait_quiet
+    "$out/bench.test" -test.run '^$' -test.bench "$pattern" -test.benchtime "$benchtime" \
+      -test.count 1 -test.benchmem >> "$out/raw.txt" 2>&1 || true
+  done
+  # benchstat reads result lines; a failed benchmark is reported and fails
+  # the script at the end.
+  grep -E '^(goos|goarch|pkg|cpu):|^Benchmark.* ns/op' "$out/raw.txt" | awk '!/^(goos|goarch|pkg|cpu):/ || !seen[$0]++' > "$out/bench.txt"
+  failed=$(grep -E -- '^--- FAIL|^FAIL|panic:' "$out/raw.txt" || true)
 
-step "benchstat (median ± 95% confidence interval of $count samples)"
-"$benchstat" "$out/bench.txt"
+  step "benchstat (median ± 95% confidence interval of $count samples)"
+  "$benchstat" "$out/bench.txt"
+fi
 
 if [ "${SATURATE:-1}" != "0" ]; then
   step "saturation and latency harness"
@@ -104,10 +127,96 @@ if [ "${SATURATE:-1}" != "0" ]; then
   "$out/saturate" ${SATURATE_ARGS:-} | tee "$out/saturate.txt"
 fi
 
+# median: prints the median of the numbers on stdin, one a line.
+median() {
+  sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit 1; if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# wrk_ms VALUE: prints a wrk latency (850.00us, 1.20ms, 1.05s) in ms.
+wrk_ms() {
+  awk -v v="$1" 'BEGIN {
+    n = v + 0
+    if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n *= 1; else if (v ~ /m$/) n *= 60000; else if (v ~ /s$/) n *= 1000
+    printf "%.2f\n", n
+  }'
+}
+
+if [ "${SERVE:-1}" != "0" ]; then
+  serve_runs=${SERVE_RUNS:-5}
+  serve_duration=${SERVE_DURATION:-5s}
+  serve_wrk=${SERVE_WRK:--t1 -c32}
+  step "HTTP: ringflake serve under wrk $serve_wrk, $serve_runs interleaved runs of $serve_duration per endpoint"
+  if ! command -v wrk >/dev/null; then
+    if [ "$(id -u)" != 0 ]; then
+      echo "bench.sh: wrk is not installed and only root can install it: apt-get install -y wrk (or SERVE=0)" >&2
+      exit 1
+    fi
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
+  fi
+  wrk --version 2>&1 | head -n 1 || true
+  (cd ../cmd/ringflake && go build -o "$out/ringflake" .)
+  "$out/ringflake" serve -listen 127.0.0.1:0 -node 1 2> "$out/serve.log" &
+  serve_pid=$!
+  url=
+  for _ in $(seq 100); do
+    url=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$out/serve.log")
+    if [ -n "$url" ] || ! kill -0 "$serve_pid" 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  if [ -z "$url" ]; then
+    echo "bench.sh: ringflake serve did not start; its log:" >&2
+    cat "$out/serve.log" >&2
+    exit 1
+  fi
+  echo "server: $url (PID $serve_pid)"
+  endpoints=(/healthz /v1/id '/v1/ids?n=100')
+  names=(healthz id ids100)
+  # shellcheck disable=SC2086 # serve_wrk is a list of arguments
+  wrk $serve_wrk -d 1s "$url/v1/id" >/dev/null # warm-up
+  for run in $(seq "$serve_runs"); do
+    printf 'run %d of %d\n' "$run" "$serve_runs" >&2
+    wait_quiet
+    for i in "${!endpoints[@]}"; do
+      # shellcheck disable=SC2086
+      wrk $serve_wrk -d "$serve_duration" --latency "$url${endpoints[i]}" > "$out/wrk-${names[i]}-$run.txt"
+    done
+  done
+  kill -TERM "$serve_pid"
+  wait "$serve_pid" || failed="$failed"$'\n'"ringflake serve did not exit cleanly"
+  serve_pid=
+
+  {
+    echo "| endpoint | requests/s | p99 latency | IDs/s | requests/s vs /healthz |"
+    echo "|---|---:|---:|---:|---:|"
+    for i in "${!endpoints[@]}"; do
+      rps=$(cat "$out"/wrk-"${names[i]}"-*.txt | awk '/^Requests\/sec:/ { print $2 }' | median)
+      p99=$(for f in "$out"/wrk-"${names[i]}"-*.txt; do wrk_ms "$(awk '$1 == "99%" { print $2 }' "$f")"; done | median)
+      [ "$i" = 0 ] && base=$rps
+      case ${names[i]} in
+        id) ids=$(printf "%.0f" "$rps") ;;
+        ids100) ids=$(awk -v r="$rps" 'BEGIN { printf "%.0f", r * 100 }') ;;
+        *) ids="–" ;;
+      esac
+      printf '| `%s` | %.0f | %.2f ms | %s | %.2f |\n' "${endpoints[i]}" "$rps" "$p99" "$ids" "$(awk -v a="$rps" -v b="$base" 'BEGIN { print a / b }')"
+    done
+  } | tee "$out/serve.txt"
+  errors=$(grep -h -E 'Non-2xx|Socket errors' "$out"/wrk-*.txt || true)
+  if [ -n "$errors" ]; then
+    failed="$failed"$'\n'"wrk saw errors:"$'\n'"$errors"
+  fi
+fi
+
 step "targets (medians of this run)"
-"$out/ratios" "$out/bench.txt" | tee "$out/ratios.txt"
+: > "$out/ratios.txt"
+if [ "$gobench" != "0" ]; then
+  "$out/ratios" "$out/bench.txt" | tee "$out/ratios.txt"
+fi
 if [ -f "$out/saturate.txt" ]; then
   grep -E '^(saturated|CPU per ID|bursts)' "$out/saturate.txt" | tee -a "$out/ratios.txt"
+fi
+if [ -f "$out/serve.txt" ]; then
+  awk -F'|' '$2 ~ /v1\/id`/ { gsub(/ /, "", $6); printf "serve /v1/id requests/s vs /healthz = %s (target >= 0.80)\n", $6 }' "$out/serve.txt" | tee -a "$out/ratios.txt"
 fi
 
 echo
