@@ -25,7 +25,8 @@
 #                   missing), requests/s and p99 latency of /healthz,
 #                   /v1/id and /v1/ids?n=100 side by side, medians of
 #                   SERVE_RUNS interleaved runs of SERVE_DURATION each with
-#                   SERVE_WRK (wrk's -t and -c); SERVE=0 skips it
+#                   SERVE_WRK (wrk's -t and -c), each run in another order;
+#                   SERVE=0 skips it
 #   SERVE_RUNS=5 SERVE_DURATION=5s SERVE_WRK="-t1 -c32"
 #   QUIET=1         before each round and the harness, wait (at most 2 min)
 #                   until the CPUs were at least 90 % idle for half a
@@ -177,7 +178,8 @@ if [ "${SERVE:-1}" != "0" ]; then
   for run in $(seq "$serve_runs"); do
     printf 'run %d of %d\n' "$run" "$serve_runs" >&2
     wait_quiet
-    for i in "${!endpoints[@]}"; do
+    for k in "${!endpoints[@]}"; do
+      i=$(((k + run) % ${#endpoints[@]})) # each run starts with another endpoint
       # shellcheck disable=SC2086
       wrk $serve_wrk -d "$serve_duration" --latency "$url${endpoints[i]}" > "$out/wrk-${names[i]}-$run.txt"
     done
@@ -187,18 +189,23 @@ if [ "${SERVE:-1}" != "0" ]; then
   serve_pid=
 
   {
-    echo "| endpoint | requests/s | p99 latency | IDs/s | requests/s vs /healthz |"
+    echo "| endpoint | requests/s | p99 latency | IDs/s | requests/s vs /healthz (median of the runs' ratios) |"
     echo "|---|---:|---:|---:|---:|"
     for i in "${!endpoints[@]}"; do
       rps=$(cat "$out"/wrk-"${names[i]}"-*.txt | awk '/^Requests\/sec:/ { print $2 }' | median)
       p99=$(for f in "$out"/wrk-"${names[i]}"-*.txt; do wrk_ms "$(awk '$1 == "99%" { print $2 }' "$f")"; done | median)
-      [ "$i" = 0 ] && base=$rps
       case ${names[i]} in
         id) ids=$(printf "%.0f" "$rps") ;;
         ids100) ids=$(awk -v r="$rps" 'BEGIN { printf "%.0f", r * 100 }') ;;
         *) ids="–" ;;
       esac
-      printf '| `%s` | %.0f | %.2f ms | %s | %.2f |\n' "${endpoints[i]}" "$rps" "$p99" "$ids" "$(awk -v a="$rps" -v b="$base" 'BEGIN { print a / b }')"
+      # The ratio is the median of the runs' own ratios: each run's
+      # endpoints ran back to back, so a busy moment of a shared machine
+      # skews one run's ratio less than it skews one endpoint's median.
+      ratio=$(for run in $(seq "$serve_runs"); do
+        awk '/^Requests\/sec:/ { print $2 }' "$out/wrk-${names[i]}-$run.txt" "$out/wrk-healthz-$run.txt" | paste -sd' ' | awk '{ print $1 / $2 }'
+      done | median)
+      printf '| `%s` | %.0f | %.2f ms | %s | %.2f |\n' "${endpoints[i]}" "$rps" "$p99" "$ids" "$ratio"
     done
   } | tee "$out/serve.txt"
   errors=$(grep -h -E 'Non-2xx|Socket errors' "$out"/wrk-*.txt || true)
