@@ -46,6 +46,8 @@ type Handler struct {
 	failing atomic.Bool
 	probe   sync.Mutex // one probe at a time
 
+	healthy, ready []byte // the bodies of /healthz and /readyz
+
 	bufs sync.Pool // *[]byte, a response being written
 	ids  sync.Pool // *[]ringflake.ID of maxBatch IDs
 }
@@ -139,7 +141,8 @@ func New(g *ringflake.Generator, opts ...Option) (*Handler, error) {
 	if cfg.err != nil {
 		return nil, cfg.err
 	}
-	h := &Handler{gen: g, lease: cfg.lease, maxBatch: cfg.maxBatch, mux: http.NewServeMux()}
+	h := &Handler{gen: g, lease: cfg.lease, maxBatch: cfg.maxBatch, mux: http.NewServeMux(),
+		healthy: []byte(`{"status":"ok"}` + "\n"), ready: []byte(`{"status":"ready"}` + "\n")}
 	h.bufs.New = func() any { b := make([]byte, 0, 64); return &b }
 	h.ids.New = func() any { ids := make([]ringflake.ID, h.maxBatch); return &ids }
 
@@ -246,15 +249,48 @@ func (h *Handler) failed(w http.ResponseWriter, err error) {
 	unavailable(w, err)
 }
 
-func (h *Handler) serveID(w http.ResponseWriter, r *http.Request) {
-	q, err := readQuery(r.URL.RawQuery, "/v1/id", paramFormat)
-	if err != nil {
-		badRequest(w, err)
-		return
+// request is what an endpoint's query asked for.
+type request struct {
+	n      int // /v1/ids
+	enc    ringflake.Encoding
+	layout ringflake.Layout
+}
+
+// read reads the query of a request for route, which takes the parameters
+// allow. It writes the 400 of a bad query itself, and then returns false.
+func (h *Handler) read(w http.ResponseWriter, r *http.Request, route string, allow param) (request, bool) {
+	req := request{layout: h.gen.Layout()}
+	q, err := readQuery(r.URL.RawQuery, route, allow)
+	if err == nil && allow&paramN != 0 {
+		req.n, err = q.count(h.maxBatch)
 	}
-	enc, err := q.encoding()
+	if err == nil {
+		req.enc, err = q.encoding()
+	}
+	if err == nil && q.set&paramLayout != 0 {
+		req.layout, err = q.parseLayout()
+	}
 	if err != nil {
 		badRequest(w, err)
+		return req, false
+	}
+	return req, true
+}
+
+// buffer returns a buffer for a response from the pool; send gives it
+// back.
+func (h *Handler) buffer() *[]byte { return h.bufs.Get().(*[]byte) }
+
+// send writes b, a response built on the buffer bp, and puts bp back.
+func (h *Handler) send(w http.ResponseWriter, bp *[]byte, b []byte) {
+	writeJSON(w, http.StatusOK, b)
+	*bp = b
+	h.bufs.Put(bp)
+}
+
+func (h *Handler) serveID(w http.ResponseWriter, r *http.Request) {
+	req, ok := h.read(w, r, "/v1/id", paramFormat)
+	if !ok {
 		return
 	}
 	id, err := h.gen.NextContext(r.Context())
@@ -263,79 +299,49 @@ func (h *Handler) serveID(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.succeeded()
-	bp := h.bufs.Get().(*[]byte)
+	bp := h.buffer()
 	b := append((*bp)[:0], `{"id":"`...)
-	b = enc.Append(b, id)
-	b = append(b, "\"}\n"...)
-	writeJSON(w, http.StatusOK, b)
-	*bp = b
-	h.bufs.Put(bp)
+	b = req.enc.Append(b, id)
+	h.send(w, bp, append(b, "\"}\n"...))
 }
 
 func (h *Handler) serveIDs(w http.ResponseWriter, r *http.Request) {
-	q, err := readQuery(r.URL.RawQuery, "/v1/ids", paramN|paramFormat)
-	if err != nil {
-		badRequest(w, err)
-		return
-	}
-	n, err := q.count(h.maxBatch)
-	if err != nil {
-		badRequest(w, err)
-		return
-	}
-	enc, err := q.encoding()
-	if err != nil {
-		badRequest(w, err)
+	req, ok := h.read(w, r, "/v1/ids", paramN|paramFormat)
+	if !ok {
 		return
 	}
 	ip := h.ids.Get().(*[]ringflake.ID)
 	defer h.ids.Put(ip)
-	ids := (*ip)[:n]
+	ids := (*ip)[:req.n]
 	if _, err := h.gen.NextN(r.Context(), ids); err != nil {
 		h.failed(w, err)
 		return
 	}
 	h.succeeded()
-	bp := h.bufs.Get().(*[]byte)
+	bp := h.buffer()
 	b := append((*bp)[:0], `{"ids":[`...)
 	for i, id := range ids {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, '"')
-		b = enc.Append(b, id)
+		b = req.enc.Append(b, id)
 		b = append(b, '"')
 	}
-	b = append(b, "]}\n"...)
-	writeJSON(w, http.StatusOK, b)
-	*bp = b
-	h.bufs.Put(bp)
+	h.send(w, bp, append(b, "]}\n"...))
 }
 
 func (h *Handler) serveParse(w http.ResponseWriter, r *http.Request) {
-	q, err := readQuery(r.URL.RawQuery, "/v1/parse/{id}", paramFormat|paramLayout)
+	req, ok := h.read(w, r, "/v1/parse/{id}", paramFormat|paramLayout)
+	if !ok {
+		return
+	}
+	id, err := idtext.Parse(r.PathValue("id"), req.enc)
 	if err != nil {
 		badRequest(w, err)
 		return
 	}
-	enc, err := q.encoding()
-	if err != nil {
-		badRequest(w, err)
-		return
-	}
-	layout := h.gen.Layout()
-	if q.set&paramLayout != 0 {
-		if layout, err = ringflake.ParseLayout(q.layout); err != nil {
-			badRequest(w, fmt.Errorf("layout=%q: %s", q.layout, message(err)))
-			return
-		}
-	}
-	id, err := idtext.Parse(r.PathValue("id"), enc)
-	if err != nil {
-		badRequest(w, err)
-		return
-	}
-	p, err := idtext.Decompose(layout, id)
+	p, err := idtext.Decompose(req.layout, id)
 	if err != nil {
 		badRequest(w, err)
 		return
@@ -349,7 +355,7 @@ func (h *Handler) serveParse(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) serveHealth(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, []byte(`{"status":"ok"}`+"\n"))
+	writeJSON(w, http.StatusOK, h.healthy)
 }
 
 func (h *Handler) serveReady(w http.ResponseWriter, r *http.Request) {
@@ -357,7 +363,7 @@ func (h *Handler) serveReady(w http.ResponseWriter, r *http.Request) {
 		unavailable(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, []byte(`{"status":"ready"}`+"\n"))
+	writeJSON(w, http.StatusOK, h.ready)
 }
 
 func methodNotAllowed(w http.ResponseWriter, r *http.Request) {

@@ -106,6 +106,15 @@ func (q query) encoding() (ringflake.Encoding, error) {
 	return enc, nil
 }
 
+// parseLayout returns the layout of layout=.
+func (q query) parseLayout() (ringflake.Layout, error) {
+	l, err := ringflake.ParseLayout(q.layout)
+	if err != nil {
+		return l, fmt.Errorf("layout=%q: %s", q.layout, message(err))
+	}
+	return l, nil
+}
+
 // count returns n=, which must be a number from 1 to max.
 func (q query) count(max int) (int, error) {
 	if q.set&paramN == 0 {
