@@ -142,6 +142,23 @@ wrk_ms() {
   }'
 }
 
+# proc_cpu PID: prints the CPU time (user + system) process PID used so
+# far, in clock ticks (getconf CLK_TCK a second), or 0 without /proc.
+proc_cpu() {
+  if [ -r "/proc/$1/stat" ]; then
+    awk '{ print $14 + $15 }' "/proc/$1/stat"
+  else
+    echo 0
+  fi
+}
+
+# cpu_us FILE: prints the server's CPU time per request of a wrk output
+# that proc_cpu's ticks were appended to, in µs.
+cpu_us() {
+  awk -v hz="$(getconf CLK_TCK)" '/ requests in / { n = $1 } /^server CPU ticks:/ { t = $4 }
+    END { if (n > 0) printf "%.1f\n", t / hz * 1e6 / n }' "$1"
+}
+
 if [ "${SERVE:-1}" != "0" ]; then
   serve_runs=${SERVE_RUNS:-5}
   serve_duration=${SERVE_DURATION:-5s}
@@ -180,8 +197,11 @@ if [ "${SERVE:-1}" != "0" ]; then
     wait_quiet
     for k in "${!endpoints[@]}"; do
       i=$(((k + run) % ${#endpoints[@]})) # each run starts with another endpoint
+      f=$out/wrk-${names[i]}-$run.txt
+      cpu0=$(proc_cpu "$serve_pid")
       # shellcheck disable=SC2086
-      wrk $serve_wrk -d "$serve_duration" --latency "$url${endpoints[i]}" > "$out/wrk-${names[i]}-$run.txt"
+      wrk $serve_wrk -d "$serve_duration" --latency "$url${endpoints[i]}" > "$f"
+      echo "server CPU ticks: $(($(proc_cpu "$serve_pid") - cpu0))" >> "$f"
     done
   done
   kill -TERM "$serve_pid"
@@ -189,8 +209,8 @@ if [ "${SERVE:-1}" != "0" ]; then
   serve_pid=
 
   {
-    echo "| endpoint | requests/s | p99 latency | IDs/s | requests/s vs /healthz (median of the runs' ratios) |"
-    echo "|---|---:|---:|---:|---:|"
+    echo "| endpoint | requests/s | p99 latency | IDs/s | requests/s vs /healthz (median of the runs' ratios) | server CPU per request | vs /healthz |"
+    echo "|---|---:|---:|---:|---:|---:|---:|"
     for i in "${!endpoints[@]}"; do
       rps=$(cat "$out"/wrk-"${names[i]}"-*.txt | awk '/^Requests\/sec:/ { print $2 }' | median)
       p99=$(for f in "$out"/wrk-"${names[i]}"-*.txt; do wrk_ms "$(awk '$1 == "99%" { print $2 }' "$f")"; done | median)
@@ -205,7 +225,12 @@ if [ "${SERVE:-1}" != "0" ]; then
       ratio=$(for run in $(seq "$serve_runs"); do
         awk '/^Requests\/sec:/ { print $2 }' "$out/wrk-${names[i]}-$run.txt" "$out/wrk-healthz-$run.txt" | paste -sd' ' | awk '{ print $1 / $2 }'
       done | median)
-      printf '| `%s` | %.0f | %.2f ms | %s | %.2f |\n' "${endpoints[i]}" "$rps" "$p99" "$ids" "$ratio"
+      # CPU time per request is what the server spends on one request,
+      # whatever else the machine runs: the capacity its handler leaves.
+      cpu=$(for f in "$out"/wrk-"${names[i]}"-*.txt; do cpu_us "$f"; done | median)
+      [ "$i" = 0 ] && cpu_base=$cpu
+      printf '| `%s` | %.0f | %.2f ms | %s | %.2f | %.1f µs | %.2f |\n' "${endpoints[i]}" "$rps" "$p99" "$ids" "$ratio" \
+        "$cpu" "$(awk -v a="$cpu" -v b="$cpu_base" 'BEGIN { print a / b }')"
     done
   } | tee "$out/serve.txt"
   errors=$(grep -h -E 'Non-2xx|Socket errors' "$out"/wrk-*.txt || true)
@@ -223,7 +248,7 @@ if [ -f "$out/saturate.txt" ]; then
   grep -E '^(saturated|CPU per ID|bursts)' "$out/saturate.txt" | tee -a "$out/ratios.txt"
 fi
 if [ -f "$out/serve.txt" ]; then
-  awk -F'|' '$2 ~ /v1\/id`/ { gsub(/ /, "", $6); printf "serve /v1/id requests/s vs /healthz = %s (target >= 0.80)\n", $6 }' "$out/serve.txt" | tee -a "$out/ratios.txt"
+  awk -F'|' '$2 ~ /v1\/id`/ { gsub(/ /, "", $6); gsub(/ /, "", $8); printf "serve /v1/id requests/s vs /healthz = %s (target >= 0.80); server CPU per request vs /healthz = %s\n", $6, $8 }' "$out/serve.txt" | tee -a "$out/ratios.txt"
 fi
 
 echo
