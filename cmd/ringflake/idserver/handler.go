@@ -146,35 +146,29 @@ func New(g *ringflake.Generator, opts ...Option) (*Handler, error) {
 	h.bufs.New = func() any { b := make([]byte, 0, 64); return &b }
 	h.ids.New = func() any { ids := make([]ringflake.ID, h.maxBatch); return &ids }
 
-	routes := []struct {
-		path    string
-		handler http.HandlerFunc
-	}{
-		{"/v1/id", h.serveID},
-		{"/v1/ids", h.serveIDs},
-		{"/v1/parse/{id}", h.serveParse},
-		{"/healthz", h.serveHealth},
-		{"/readyz", h.serveReady},
-	}
+	h.handle("/v1/id", h.serveID)
+	h.handle("/v1/ids", h.serveIDs)
+	h.handle("/v1/parse/{id}", h.serveParse)
+	h.handle("/healthz", h.serveHealth)
+	h.handle("/readyz", h.serveReady)
 	if !cfg.noMetrics {
 		metrics, err := metricsHandler(g, cfg.registry)
 		if err != nil {
 			return nil, err
 		}
-		routes = append(routes, struct {
-			path    string
-			handler http.HandlerFunc
-		}{"/metrics", metrics.ServeHTTP})
-	}
-	for _, r := range routes {
-		h.mux.HandleFunc("GET "+r.path, r.handler)
-		// The same path without a method matches every other method
-		// (the pattern with GET is more specific), so that a wrong
-		// method gets a JSON 405 rather than ServeMux's text one.
-		h.mux.HandleFunc(r.path, methodNotAllowed)
+		h.handle("/metrics", metrics.ServeHTTP)
 	}
 	h.mux.HandleFunc("/", notFound)
 	return h, nil
+}
+
+// handle routes GET (and HEAD) requests for path to f. The same path
+// without a method matches every other method (the pattern with GET is
+// more specific), so that a wrong method gets a JSON 405 rather than
+// ServeMux's text one.
+func (h *Handler) handle(path string, f http.HandlerFunc) {
+	h.mux.HandleFunc("GET "+path, f)
+	h.mux.HandleFunc(path, methodNotAllowed)
 }
 
 // metricsHandler registers g's collector on reg, or on a registry of its
