@@ -28,7 +28,7 @@ var start = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // server is a handler on a generator of node 5 on a simulated clock.
 type server struct {
-	t   *testing.T
+	t   testing.TB
 	clk *simclock.Clock
 	gen *ringflake.Generator
 	h   *idserver.Handler
@@ -36,13 +36,13 @@ type server struct {
 
 // newServer builds a generator on a simulated clock with the options
 // gopts (after WithClock) and a handler on it with hopts.
-func newServer(t *testing.T, gopts []ringflake.Option, hopts ...idserver.Option) *server {
+func newServer(t testing.TB, gopts []ringflake.Option, hopts ...idserver.Option) *server {
 	t.Helper()
 	clk := simclock.New(start)
 	return newServerOn(t, clk, clk, gopts, hopts...)
 }
 
-func newServerOn(t *testing.T, clk *simclock.Clock, c ringflake.Clock, gopts []ringflake.Option, hopts ...idserver.Option) *server {
+func newServerOn(t testing.TB, clk *simclock.Clock, c ringflake.Clock, gopts []ringflake.Option, hopts ...idserver.Option) *server {
 	t.Helper()
 	g, err := ringflake.New(5, append([]ringflake.Option{ringflake.WithClock(c)}, gopts...)...)
 	require.NoError(t, err)
@@ -75,7 +75,7 @@ func (s *server) do(method, target string) (*httptest.ResponseRecorder, reply) {
 	return w, decode(s.t, w)
 }
 
-func decode(t *testing.T, w *httptest.ResponseRecorder) reply {
+func decode(t testing.TB, w *httptest.ResponseRecorder) reply {
 	t.Helper()
 	assert.Equal(t, "application/json", w.Header().Get("Content-Type"))
 	assert.Equal(t, "no-store", w.Header().Get("Cache-Control"))
