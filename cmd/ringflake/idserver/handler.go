@@ -206,7 +206,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.Serv
 // that one transient failure never makes the handler unready by itself,
 // and a handler that gets no traffic, being unready, still learns when the
 // generator issues again. Without a failed call Ready issues nothing and
-// costs two atomic loads and the lease's Held.
+// costs one atomic load and the lease's Held.
 func (h *Handler) Ready(ctx context.Context) error {
 	if h.lease != nil && !h.lease.Held() {
 		return ringflake.ErrLeaseLost
