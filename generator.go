@@ -41,8 +41,9 @@ type Generator struct {
 	horizon   atomic.Int64 // greatest tick the fast path may issue at (horizon.go)
 	lane      lane         // the first strategy's plan for the current situation
 	src       timeSource
-	nodePart  int64 // node << seqBits
-	timeShift uint8
+	nodePart  int64 // node in its place: node << the layout's nodeShift
+	timeShift uint8 // the layout's field order, for id: see Layout
+	seqShift  uint8
 	last      int64 // the layout's last tick
 	closed    atomic.Bool
 
@@ -130,8 +131,9 @@ func New(node int64, opts ...Option) (*Generator, error) {
 		}
 	}
 	g := &Generator{
-		nodePart:  node << l.seqBits,
-		timeShift: l.dcBits + l.workBits + l.seqBits,
+		nodePart:  node << l.nodeShift,
+		timeShift: l.timeShift,
+		seqShift:  l.seqShift,
 		last:      l.MaxTick(),
 		lease:     cfg.lease,
 		hooks:     cfg.hooks,
@@ -566,7 +568,8 @@ func (g *Generator) raiseFrom(tick int64) (prev int64, moved bool) {
 	}
 }
 
-// id composes the ID of a packed ring value.
+// id composes the ID of a packed ring value, in the layout's field order
+// (the shifts hold it: no branch).
 func (g *Generator) id(v uint64) ID {
-	return ID(g.ring.tick(v)<<g.timeShift | g.nodePart | int64(v&g.ring.maxSeq))
+	return ID(g.ring.tick(v)<<g.timeShift | int64(v&g.ring.maxSeq)<<g.seqShift | g.nodePart)
 }
