@@ -350,6 +350,66 @@ func TestParseLayoutOrderRejects(t *testing.T) {
 	assert.Equal(t, "Order(7)", ringflake.Order(7).String())
 }
 
+// MinID and MaxID bound a tick's IDs for every node and sequence, in both
+// field orders, and saturate outside the layout.
+func TestMinMaxID(t *testing.T) {
+	for _, l := range orderedPresets(t) {
+		t.Run(l.String(), func(t *testing.T) {
+			at := l.Epoch().Add(1000*l.Unit() + l.Unit()/2)
+			lo, hi := l.MinID(at), l.MaxID(at)
+			for _, node := range []int64{0, 1, l.MaxNode()} {
+				for _, seq := range []int64{0, 1, l.MaxSequence()} {
+					id, err := l.Compose(at, node, seq)
+					require.NoError(t, err)
+					assert.True(t, lo <= id && id <= hi, "%d outside [%d, %d]", id, lo, hi)
+				}
+			}
+			first, err := l.Compose(at, 0, 0)
+			require.NoError(t, err)
+			last, err := l.Compose(at, l.MaxNode(), l.MaxSequence())
+			require.NoError(t, err)
+			assert.Equal(t, first, lo)
+			assert.Equal(t, last, hi)
+			assert.Equal(t, hi+1, l.MinID(at.Add(l.Unit())), "the next tick starts right above")
+			assert.True(t, lo.Time(l).Equal(l.TickTime(1000)))
+
+			assert.Equal(t, ringflake.ID(0), l.MinID(l.Epoch().Add(-time.Hour)))
+			assert.Equal(t, l.MaxID(l.Epoch()), l.MaxID(l.Epoch().Add(-time.Hour)))
+			largest, err := l.Compose(l.Last(), l.MaxNode(), l.MaxSequence())
+			require.NoError(t, err)
+			assert.Equal(t, largest, l.MaxID(l.Last().Add(time.Hour)))
+			assert.Equal(t, l.MinID(l.Last()), l.MinID(l.Last().Add(time.Hour)))
+		})
+	}
+	assert.Zero(t, ringflake.Layout{}.MinID(time.Now()))
+	assert.Zero(t, ringflake.Layout{}.MaxID(time.Now()))
+}
+
+func TestBounds(t *testing.T) {
+	l := ringflake.TwitterLayout()
+	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	to := from.Add(time.Hour)
+	lo, hi, err := l.Bounds(from, to)
+	require.NoError(t, err)
+	assert.Equal(t, l.MinID(from), lo)
+	assert.Equal(t, l.MaxID(to), hi)
+
+	lo, hi, err = l.Bounds(to, from)
+	require.NoError(t, err)
+	assert.Greater(t, lo, hi, "a reversed range matches nothing")
+
+	// Saturating ends keep the range; ends that leave it empty are errors.
+	lo, _, err = l.Bounds(l.Epoch().Add(-time.Hour), to)
+	require.NoError(t, err)
+	assert.Zero(t, lo)
+	_, _, err = l.Bounds(from, l.Epoch().Add(-time.Millisecond))
+	require.ErrorIs(t, err, ringflake.ErrBeforeEpoch)
+	_, _, err = l.Bounds(l.Last().Add(time.Millisecond), l.Last().Add(time.Hour))
+	require.ErrorIs(t, err, ringflake.ErrLayoutExpired)
+	_, _, err = ringflake.Layout{}.Bounds(from, to)
+	require.ErrorIs(t, err, ringflake.ErrInvalidLayout)
+}
+
 // orderedPresets returns every preset and, for each, the same layout in
 // the other field order.
 func orderedPresets(t testing.TB) []ringflake.Layout {
