@@ -448,6 +448,15 @@ func (l Layout) Bounds(from, to time.Time) (lo, hi ID, err error) {
 	return l.MinID(from), l.MaxID(to), nil
 }
 
+// timeLeft returns how long after now the layout's last tick ends, or 0
+// once it has.
+func (l Layout) timeLeft(now time.Time) time.Duration {
+	if l.IsZero() {
+		return 0
+	}
+	return max(l.Last().Add(l.unit).Sub(now), 0)
+}
+
 // Parts is an ID taken apart under a layout.
 type Parts struct {
 	Time       time.Time // start of the ID's tick

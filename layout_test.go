@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/simclock"
 )
 
 func TestPresetLayouts(t *testing.T) {
@@ -424,4 +425,25 @@ func orderedPresets(t testing.TB) []ringflake.Layout {
 		out = append(out, l, o)
 	}
 	return out
+}
+
+// Stats tells how long the layout has left, on the generator's clock.
+func TestStatsTimeLeft(t *testing.T) {
+	l := ringflake.JSSafeLayout()
+	clk := simclock.New(l.Last().Add(-time.Hour))
+	g, err := ringflake.New(1, ringflake.WithClock(clk), ringflake.WithLayout(l))
+	require.NoError(t, err)
+	assert.Equal(t, time.Hour+l.Unit(), g.Stats().TimeLeft, "up to the end of the last tick")
+
+	clk.Add(time.Hour + l.Unit() - time.Nanosecond)
+	_, err = g.Next()
+	require.NoError(t, err, "the last tick still issues")
+	assert.Equal(t, time.Nanosecond, g.Stats().TimeLeft)
+
+	clk.Add(time.Nanosecond)
+	_, err = g.Next()
+	require.ErrorIs(t, err, ringflake.ErrLayoutExpired)
+	assert.Zero(t, g.Stats().TimeLeft)
+	clk.Add(time.Hour)
+	assert.Zero(t, g.Stats().TimeLeft, "never negative")
 }
