@@ -169,6 +169,28 @@ func (e *MarkError) Is(target error) bool { return target == ErrMarkCorrupt }
 // ErrClosed is returned by [Generator.Next] after [Generator.Close].
 var ErrClosed = errors.New("ringflake: generator closed")
 
+// ErrBelowExisting is matched by the error [New] returns, with
+// [WithExistingID], when the generator's first ID could sort at or below
+// the greatest ID already in use: a new layout, epoch or node whose IDs
+// would break ORDER BY id. Details are in an [*ExistingIDError].
+var ErrBelowExisting = errors.New("ringflake: new IDs would not sort above the existing ones")
+
+// ExistingIDError reports that a generator's first ID would not sort above
+// an existing ID. It matches [ErrBelowExisting].
+type ExistingIDError struct {
+	Existing ID        // the ID given to WithExistingID
+	First    ID        // the smallest ID the generator could issue first
+	At       time.Time // the start of First's tick
+}
+
+func (e *ExistingIDError) Error() string {
+	return fmt.Sprintf("%v: the first ID could be %d (%s), not above the existing %d",
+		ErrBelowExisting, e.First, e.At.UTC().Format(time.RFC3339Nano), e.Existing)
+}
+
+// Is reports whether target is [ErrBelowExisting].
+func (e *ExistingIDError) Is(target error) bool { return target == ErrBelowExisting }
+
 // ErrInvalidDemand is matched by errors about a [Demand] that cannot be
 // planned for: no nodes, a rate or lifetime that is not positive, a unit
 // that is not a whole number of milliseconds. Details are in a

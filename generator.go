@@ -84,6 +84,8 @@ type Generator struct {
 //     layout's last tick.
 //   - [ErrMarkCorrupt], or the store's own error: the mark cannot be
 //     loaded or saved.
+//   - [ErrBelowExisting]: with [WithExistingID], the first ID could sort
+//     at or below the existing ID.
 func New(node int64, opts ...Option) (*Generator, error) {
 	cfg := config{layout: TwitterLayout(), strategy: strategies.Default(), ahead: DefaultMarkAhead}
 	for _, o := range opts {
@@ -158,6 +160,9 @@ func New(node int64, opts ...Option) (*Generator, error) {
 		if err := g.loadMark(context.Background(), l.Tick(now)); err != nil {
 			return nil, err
 		}
+	}
+	if err := g.checkExisting(&cfg, now); err != nil {
+		return nil, err
 	}
 	g.setHorizon()
 	return g, nil
