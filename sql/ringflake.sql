@@ -84,18 +84,54 @@ BEGIN
 END
 $$;
 
+-- ringflake_part returns the part of id named part ('tick', 'node' or
+-- 'sequence') under the layout, after checking both.
+CREATE OR REPLACE FUNCTION ringflake_part(
+    id bigint, epoch timestamptz, unit_ms bigint, time_bits int, node_bits int, seq_bits int,
+    field_order text, part text)
+RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+    below int := ringflake_check_layout(epoch, unit_ms, time_bits, node_bits, seq_bits, field_order);
+    seq_first boolean := field_order = 'time,seq,node';
+BEGIN
+    PERFORM ringflake_check_id(id, time_bits + below);
+    CASE part
+    WHEN 'tick' THEN
+        RETURN id >> below;
+    WHEN 'node' THEN
+        RETURN (id >> CASE WHEN seq_first THEN 0 ELSE seq_bits END) & ((1::bigint << node_bits) - 1);
+    WHEN 'sequence' THEN
+        RETURN (id >> CASE WHEN seq_first THEN node_bits ELSE 0 END) & ((1::bigint << seq_bits) - 1);
+    END CASE;
+END
+$$;
+
 -- ringflake_tick returns the tick count of id: units since the epoch.
 CREATE OR REPLACE FUNCTION ringflake_tick(
     id bigint, epoch timestamptz, unit_ms bigint, time_bits int, node_bits int, seq_bits int,
     field_order text DEFAULT 'time,node,seq')
 RETURNS bigint
-LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
-DECLARE
-    below int := ringflake_check_layout(epoch, unit_ms, time_bits, node_bits, seq_bits, field_order);
-BEGIN
-    PERFORM ringflake_check_id(id, time_bits + below);
-    RETURN id >> below;
-END
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT ringflake_part(id, epoch, unit_ms, time_bits, node_bits, seq_bits, field_order, 'tick')
+$$;
+
+-- ringflake_node returns id's node (datacenter and worker together).
+CREATE OR REPLACE FUNCTION ringflake_node(
+    id bigint, epoch timestamptz, unit_ms bigint, time_bits int, node_bits int, seq_bits int,
+    field_order text DEFAULT 'time,node,seq')
+RETURNS bigint
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT ringflake_part(id, epoch, unit_ms, time_bits, node_bits, seq_bits, field_order, 'node')
+$$;
+
+-- ringflake_sequence returns id's sequence number.
+CREATE OR REPLACE FUNCTION ringflake_sequence(
+    id bigint, epoch timestamptz, unit_ms bigint, time_bits int, node_bits int, seq_bits int,
+    field_order text DEFAULT 'time,node,seq')
+RETURNS bigint
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT ringflake_part(id, epoch, unit_ms, time_bits, node_bits, seq_bits, field_order, 'sequence')
 $$;
 
 -- ringflake_time returns the start of id's tick.
@@ -105,46 +141,12 @@ CREATE OR REPLACE FUNCTION ringflake_time(
 RETURNS timestamptz
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
 DECLARE
-    ms bigint := ringflake_tick(id, epoch, unit_ms, time_bits, node_bits, seq_bits, field_order) * unit_ms;
+    ms bigint := ringflake_part(id, epoch, unit_ms, time_bits, node_bits, seq_bits, field_order, 'tick') * unit_ms;
 BEGIN
     -- Hours and seconds, not days: timestamptz + '1 day' depends on the
     -- time zone's daylight saving, hours never do; and whole hours keep
     -- the seconds small enough to be exact in double precision.
     RETURN epoch + make_interval(hours => (ms / 3600000)::int, secs => (ms % 3600000) / 1000.0);
-END
-$$;
-
--- ringflake_node returns id's node (datacenter and worker together).
-CREATE OR REPLACE FUNCTION ringflake_node(
-    id bigint, epoch timestamptz, unit_ms bigint, time_bits int, node_bits int, seq_bits int,
-    field_order text DEFAULT 'time,node,seq')
-RETURNS bigint
-LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
-DECLARE
-    below int := ringflake_check_layout(epoch, unit_ms, time_bits, node_bits, seq_bits, field_order);
-BEGIN
-    PERFORM ringflake_check_id(id, time_bits + below);
-    IF field_order = 'time,seq,node' THEN
-        RETURN id & ((1::bigint << node_bits) - 1);
-    END IF;
-    RETURN (id >> seq_bits) & ((1::bigint << node_bits) - 1);
-END
-$$;
-
--- ringflake_sequence returns id's sequence number.
-CREATE OR REPLACE FUNCTION ringflake_sequence(
-    id bigint, epoch timestamptz, unit_ms bigint, time_bits int, node_bits int, seq_bits int,
-    field_order text DEFAULT 'time,node,seq')
-RETURNS bigint
-LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
-DECLARE
-    below int := ringflake_check_layout(epoch, unit_ms, time_bits, node_bits, seq_bits, field_order);
-BEGIN
-    PERFORM ringflake_check_id(id, time_bits + below);
-    IF field_order = 'time,seq,node' THEN
-        RETURN (id >> node_bits) & ((1::bigint << seq_bits) - 1);
-    END IF;
-    RETURN id & ((1::bigint << seq_bits) - 1);
 END
 $$;
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -21,7 +20,7 @@ func bounds(args []string, stdout, stderr io.Writer) error {
 	}
 	layoutFlag := fs.String("layout", "twitter", "layout of the IDs: a preset or key=value,... (see ringflake.ParseLayout)")
 	formatFlag := fs.String("format", "dec", "encoding of the IDs printed (see ringflake.ParseEncoding)")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := interleaved(fs, args)
 	if err != nil {
 		return err
 	}
@@ -53,22 +52,6 @@ func bounds(args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = fmt.Fprintf(stdout, "%s\n%s\n", enc.Format(lo), enc.Format(hi))
 	return err
-}
-
-// parseInterspersed parses args with fs, allowing flags before, between
-// and after the positional arguments, which it returns in order.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := parseFlags(fs, args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos, args = append(pos, args[0]), args[1:]
-	}
 }
 
 // parseTime reads an RFC 3339 time given as what (a flag or an argument).
