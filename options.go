@@ -117,11 +117,11 @@ func WithLease(l Lease) Option {
 // [*ExistingIDError] matching [ErrBelowExisting]; a negative id makes it
 // fail with [ErrInvalidOption].
 //
-// The check is made once, in New: IDs the generator issues later are
-// above its first, except those a ring strategy issues during a rollback
-// at ticks before it (see package strategies), which a [MarkStore] keeps
-// above the previous run's IDs. [CheckMigration] checks a switch between
-// two layouts without a generator.
+// The check is made once, in New, against the first ID. Later IDs are
+// above it, except that a rollback soon after the start can take a ring
+// strategy to ticks before it (see package strategies); a strategy
+// without the ring never goes there. [CheckMigration] checks a switch
+// between two layouts without a generator.
 func WithExistingID(id ID) Option {
 	return optionFunc(func(cfg *config) {
 		if id < 0 {
