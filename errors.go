@@ -113,7 +113,7 @@ type EncodingError struct {
 }
 
 func (e *EncodingError) Error() string {
-	return fmt.Sprintf("ringflake: unknown encoding %q: want dec, hex, base32, base58, base62 or base64", e.Name)
+	return fmt.Sprintf("ringflake: unknown encoding %q: want %s", e.Name, encodingNames())
 }
 
 // Is reports whether target is [ErrInvalidEncoding].
