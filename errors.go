@@ -167,3 +167,26 @@ func (e *MarkError) Is(target error) bool { return target == ErrMarkCorrupt }
 
 // ErrClosed is returned by [Generator.Next] after [Generator.Close].
 var ErrClosed = errors.New("ringflake: generator closed")
+
+// ErrInvalidSerialFormat is matched by errors about a serial number
+// pattern that [NewSerialFormat] cannot use for a layout. Details are in a
+// [*SerialFormatError].
+var ErrInvalidSerialFormat = errors.New("ringflake: invalid serial format")
+
+// SerialFormatError reports what is wrong with a serial number pattern,
+// and where. It matches [ErrInvalidSerialFormat].
+type SerialFormatError struct {
+	Pattern string
+	Offset  int // byte offset of the problem in Pattern, or -1
+	Reason  string
+}
+
+func (e *SerialFormatError) Error() string {
+	if e.Offset >= 0 {
+		return fmt.Sprintf("ringflake: invalid serial format %q: %s at offset %d", e.Pattern, e.Reason, e.Offset)
+	}
+	return fmt.Sprintf("ringflake: invalid serial format %q: %s", e.Pattern, e.Reason)
+}
+
+// Is reports whether target is [ErrInvalidSerialFormat].
+func (e *SerialFormatError) Is(target error) bool { return target == ErrInvalidSerialFormat }
