@@ -87,13 +87,8 @@ func FuzzEncodingsParse(f *testing.F) {
 			id, err := enc.Parse(s)
 			want, canonical, ok := referenceDecode(enc, s)
 			if !ok {
-				require.ErrorIs(t, err, ringflake.ErrInvalidID, "%s: Parse(%q) = %d, the reference rejects it", enc, s, id)
-				var se *ringflake.SyntaxError
-				require.ErrorAs(t, err, &se)
-				assert.Equal(t, s, se.Input)
-				assert.GreaterOrEqual(t, se.Offset, -1)
-				assert.Less(t, se.Offset, len(s))
-				assert.NotEmpty(t, se.Reason)
+				require.Error(t, err, "%s: Parse(%q) = %d, the reference rejects it", enc, s, id)
+				requireSyntaxError(t, err, s)
 				continue
 			}
 			require.NoError(t, err, "%s: Parse(%q); the reference reads %d", enc, s, want)

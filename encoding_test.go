@@ -226,15 +226,26 @@ func TestEncodingsParseRejects(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			id, err := tc.enc.Parse(tc.in)
-			require.ErrorIs(t, err, ringflake.ErrInvalidID, "parsed as %d", id)
-			var se *ringflake.SyntaxError
-			require.ErrorAs(t, err, &se)
-			assert.Equal(t, tc.in, se.Input)
+			se := requireSyntaxError(t, err, tc.in)
 			assert.Equal(t, tc.offset, se.Offset, se.Reason)
-			assert.NotEmpty(t, se.Reason)
 			assert.Zero(t, id)
 		})
 	}
+}
+
+// requireSyntaxError requires err to be a *SyntaxError matching
+// ErrInvalidID about input, with a reason and an offset inside input or
+// -1, and returns it.
+func requireSyntaxError(t *testing.T, err error, input string) *ringflake.SyntaxError {
+	t.Helper()
+	require.ErrorIs(t, err, ringflake.ErrInvalidID, "%q", input)
+	var se *ringflake.SyntaxError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, input, se.Input)
+	assert.GreaterOrEqual(t, se.Offset, -1)
+	assert.Less(t, se.Offset, len(input))
+	assert.NotEmpty(t, se.Reason)
+	return se
 }
 
 func TestEncodingsNegativeIDs(t *testing.T) {
@@ -492,10 +503,9 @@ func TestEncodingsReadBwmarrinVectors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			id, err := tc.enc.Parse(tc.text)
-			require.ErrorIs(t, err, ringflake.ErrInvalidID, "parsed as %d", id)
-			var se *ringflake.SyntaxError
-			require.ErrorAs(t, err, &se)
+			se := requireSyntaxError(t, err, tc.text)
 			assert.Equal(t, tc.offset, se.Offset, se.Reason)
+			assert.Zero(t, id)
 		})
 	}
 }

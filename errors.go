@@ -96,11 +96,15 @@ type SyntaxError struct {
 	Reason string
 }
 
-func (e *SyntaxError) Error() string {
-	if e.Offset >= 0 {
-		return fmt.Sprintf("ringflake: invalid ID %q: %s at offset %d", e.Input, e.Reason, e.Offset)
+func (e *SyntaxError) Error() string { return textError("invalid ID", e.Input, e.Reason, e.Offset) }
+
+// textError is the message of an error about text: what is wrong, the
+// text quoted, why, and at which byte offset when it is not -1.
+func textError(what, text, reason string, offset int) string {
+	if offset >= 0 {
+		return fmt.Sprintf("ringflake: %s %q: %s at offset %d", what, text, reason, offset)
 	}
-	return fmt.Sprintf("ringflake: invalid ID %q: %s", e.Input, e.Reason)
+	return fmt.Sprintf("ringflake: %s %q: %s", what, text, reason)
 }
 
 // Is reports whether target is [ErrInvalidID].
@@ -182,10 +186,7 @@ type SerialFormatError struct {
 }
 
 func (e *SerialFormatError) Error() string {
-	if e.Offset >= 0 {
-		return fmt.Sprintf("ringflake: invalid serial format %q: %s at offset %d", e.Pattern, e.Reason, e.Offset)
-	}
-	return fmt.Sprintf("ringflake: invalid serial format %q: %s", e.Pattern, e.Reason)
+	return textError("invalid serial format", e.Pattern, e.Reason, e.Offset)
 }
 
 // Is reports whether target is [ErrInvalidSerialFormat].
