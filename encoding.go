@@ -381,26 +381,32 @@ func (e Encoding) Append(dst []byte, id ID) []byte {
 	return dst
 }
 
-// appendNumber appends id as a number in the base of alphabet, without
-// leading zero digits, after a minus sign when it is negative, as
-// strconv.AppendInt does for its bases; alphabet has 32 to 58 digits.
+// appendNumber appends id as a number in the base of alphabet, zbase32 or
+// flickr58, without leading zero digits, after a minus sign when it is
+// negative, as strconv.AppendInt does for its bases.
 func appendNumber(dst []byte, alphabet string, id ID) []byte {
 	u := uint64(id)
 	if id < 0 {
 		dst = append(dst, '-')
 		u = -u
 	}
-	base := uint64(len(alphabet))
 	var buf [13]byte // 2^64 in base 32
 	i := len(buf)
-	for {
-		i--
-		buf[i] = alphabet[u%base]
-		u /= base
-		if u == 0 {
-			return append(dst, buf[i:]...)
+	if len(alphabet) == 32 {
+		for ; u >= 32; u >>= 5 {
+			i--
+			buf[i] = alphabet[u&31]
+		}
+	} else {
+		const base = uint64(len(flickr58)) // a constant divisor: no division instruction
+		for ; u >= base; u /= base {
+			i--
+			buf[i] = alphabet[u%base]
 		}
 	}
+	i--
+	buf[i] = alphabet[u]
+	return append(dst, buf[i:]...)
 }
 
 // Parse reads an ID in this encoding. Errors match [ErrInvalidID]; each is
