@@ -251,11 +251,11 @@ func requireSyntaxError(t *testing.T, err error, input string) *ringflake.Syntax
 func TestEncodingsNegativeIDs(t *testing.T) {
 	for _, enc := range ringflake.Encodings() {
 		t.Run(enc.String(), func(t *testing.T) {
-			for _, id := range []ringflake.ID{-1, math.MinInt64 + 1, -1541815603606036480} {
+			for _, id := range []ringflake.ID{-1, math.MinInt64, math.MinInt64 + 1, -1541815603606036480} {
 				s := enc.Format(id)
 				if enc.Width() > 0 {
 					assert.Len(t, s, enc.Width())
-				} else {
+				} else if id != math.MinInt64 { // whose magnitude is no ID
 					assert.Equal(t, "-"+enc.Format(-id), s, "a minus sign and the magnitude")
 				}
 				_, err := enc.Parse(s)

@@ -11,12 +11,11 @@ import (
 
 // A SerialFormat writes IDs as business serial numbers — a fixed prefix,
 // the ID's time readable in UTC, its node and its sequence, like the
-// payment numbers "PAY20240315093012345" + node + sequence that payment
-// systems print — and reads them back to the IDs. Get one from
-// [NewSerialFormat]:
+// payment and order numbers that payment systems print — and reads them
+// back to the IDs. Get one from [NewSerialFormat]:
 //
 //	f, err := ringflake.NewSerialFormat("PAY{time:20060102150405.000}{node:4}{seq:4}", ringflake.TwitterLayout())
-//	s, err := f.Format(id) // "PAY20240315093012345" + "0007" + "0042"
+//	s, err := f.Format(id) // "PAY20220628160740.105" + "0378" + "0000"
 //	id, err = f.Parse(s)
 //
 // A serial number is the ID in another spelling: formatting and parsing
@@ -28,8 +27,8 @@ import (
 // UTC, whatever location the layout's epoch carries.
 //
 // A SerialFormat is an immutable value, safe to copy and to use from many
-// goroutines at once. The zero SerialFormat is not valid: its methods
-// return errors matching [ErrInvalidSerialFormat].
+// goroutines at once. The zero SerialFormat is not valid: its Format,
+// Append and Parse return errors matching [ErrInvalidSerialFormat].
 type SerialFormat struct {
 	pattern    string
 	layout     Layout
