@@ -97,11 +97,15 @@ type SyntaxError struct {
 	Reason string
 }
 
-func (e *SyntaxError) Error() string {
-	if e.Offset >= 0 {
-		return fmt.Sprintf("ringflake: invalid ID %q: %s at offset %d", e.Input, e.Reason, e.Offset)
+func (e *SyntaxError) Error() string { return textError("invalid ID", e.Input, e.Reason, e.Offset) }
+
+// textError is the message of an error about text: what is wrong, the
+// text quoted, why, and at which byte offset when it is not -1.
+func textError(what, text, reason string, offset int) string {
+	if offset >= 0 {
+		return fmt.Sprintf("ringflake: %s %q: %s at offset %d", what, text, reason, offset)
 	}
-	return fmt.Sprintf("ringflake: invalid ID %q: %s", e.Input, e.Reason)
+	return fmt.Sprintf("ringflake: %s %q: %s", what, text, reason)
 }
 
 // Is reports whether target is [ErrInvalidID].
@@ -114,7 +118,7 @@ type EncodingError struct {
 }
 
 func (e *EncodingError) Error() string {
-	return fmt.Sprintf("ringflake: unknown encoding %q: want dec, hex, base32, base58, base62 or base64", e.Name)
+	return fmt.Sprintf("ringflake: unknown encoding %q: want %s", e.Name, encodingNames())
 }
 
 // Is reports whether target is [ErrInvalidEncoding].
@@ -237,3 +241,23 @@ func (e *PlanError) Error() string {
 
 // Is reports whether target is [ErrNoLayoutFits].
 func (e *PlanError) Is(target error) bool { return target == ErrNoLayoutFits }
+
+// ErrInvalidSerialFormat is matched by errors about a serial number
+// pattern that [NewSerialFormat] cannot use for a layout. Details are in a
+// [*SerialFormatError].
+var ErrInvalidSerialFormat = errors.New("ringflake: invalid serial format")
+
+// SerialFormatError reports what is wrong with a serial number pattern,
+// and where. It matches [ErrInvalidSerialFormat].
+type SerialFormatError struct {
+	Pattern string
+	Offset  int // byte offset of the problem in Pattern, or -1
+	Reason  string
+}
+
+func (e *SerialFormatError) Error() string {
+	return textError("invalid serial format", e.Pattern, e.Reason, e.Offset)
+}
+
+// Is reports whether target is [ErrInvalidSerialFormat].
+func (e *SerialFormatError) Is(target error) bool { return target == ErrInvalidSerialFormat }

@@ -16,9 +16,14 @@
 // ringflake.ParseLayout);
 // STRATEGY is a strategy string such as "ring,wait:5ms,error" (see
 // strategies.Parse). FORMAT is an ID encoding: dec (the default), hex,
-// base32, base58, base62 or base64 (see ringflake.Encoding); parse also
-// reads an ID written NAME:TEXT in encoding NAME, and 0x... as hex, and
-// with -json prints one JSON object per ID.
+// base32, base58, base62, base64, or bwmarrin/snowflake's base2, base36,
+// base58-flickr and zbase32 (see ringflake.Encoding; base58 and
+// base58-flickr read each other's text as other IDs); or serial:PATTERN,
+// serial numbers such as serial:PAY{time:20060102150405.000}{node}{seq}
+// with the time in UTC (see ringflake.NewSerialFormat). parse also reads
+// an ID written NAME:TEXT in encoding NAME, and 0x... as hex (not with a
+// serial FORMAT, whose text is read whole), and with -json prints one
+// JSON object per ID.
 //
 // replay replays clock-skew scenario files (see package scenario) on a
 // simulated clock against strategies and reports what each did; record
@@ -91,6 +96,8 @@ const usage = `usage:
   ringflake plan -nodes N -rate R/s -years Y [-unit U] [-epoch T]
   ringflake migrate-check -from LAYOUT -to LAYOUT -at TIME
 
+FORMAT is an encoding (dec, hex, base32, base58, base62, base64, base2, base36,
+base58-flickr, zbase32) or serial:PATTERN, e.g. 'serial:PAY{time:20060102150405.000}{node}{seq}'.
 Run "ringflake COMMAND -h" for a command's flags.
 `
 
