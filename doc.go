@@ -14,9 +14,15 @@
 //	epoch = 2010-11-04T01:42:54.657Z
 //
 // Other layouts choose the epoch, the unit (any whole number of
-// milliseconds) and the bit widths; see [Layout], [SonyflakeLayout] and
-// [JSSafeLayout]. Composing and decomposing IDs needs no generator
-// ([Layout.Compose], [Layout.Decompose]).
+// milliseconds), the bit widths and the field order (time | node |
+// sequence, or time | sequence | node as Sonyflake); see [Layout] and the
+// presets, which make and read their namesakes' IDs bit for bit
+// ([SonyflakeLayout], [SonyflakeV2Layout], [DiscordLayout]; [Presets]).
+// Composing and decomposing IDs needs no generator ([Layout.Compose],
+// [Layout.Decompose]); [Layout.MinID] and [Layout.MaxID] bound the IDs of
+// a time for range queries. [Plan] finds the layouts that fit a fleet's
+// nodes, rate and years, and [CheckMigration] (or [WithExistingID] in
+// [New]) checks that a change of layout or epoch keeps ORDER BY id.
 //
 // An [ID] is decimal in text and a string in JSON; an [Encoding] writes and
 // reads it as hex, Crockford base32, base58, base62 or base64url too, most

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -19,12 +20,27 @@ import (
 func presetLayouts(t testing.TB) []ringflake.Layout {
 	t.Helper()
 	var ls []ringflake.Layout
-	for _, name := range []string{"twitter", "sonyflake", "js-safe"} {
-		l, err := ringflake.ParseLayout(name)
-		require.NoError(t, err, name)
+	for _, p := range ringflake.Presets() {
+		l, err := ringflake.ParseLayout(p.String())
+		require.NoError(t, err, p.String())
 		ls = append(ls, l)
 	}
 	return ls
+}
+
+// nodeField and seqField match a pattern's node and sequence fields.
+var nodeField, seqField = regexp.MustCompile(`\{node(:\d+)?\}`), regexp.MustCompile(`\{seq(:\d+)?\}`)
+
+// inOrder returns pattern, written with the node before the sequence,
+// with the two fields swapped when l keeps the sequence above the node
+// (time | sequence | node, as Sonyflake): serial numbers must put the
+// fields in the order of their bits.
+func inOrder(pattern string, l ringflake.Layout) string {
+	if l.Order() != ringflake.TimeSequenceNode {
+		return pattern
+	}
+	n, q := nodeField.FindStringIndex(pattern), seqField.FindStringIndex(pattern)
+	return pattern[:n[0]] + pattern[q[0]:q[1]] + pattern[n[1]:q[0]] + pattern[n[0]:n[1]] + pattern[q[1]:]
 }
 
 // mustSerial returns the serial format of pattern for l, failing the test
@@ -45,23 +61,27 @@ func compose(t testing.TB, l ringflake.Layout, tick, node, seq int64) ringflake.
 }
 
 // layoutEdgeIDs are a layout's first and last IDs and their neighbours in
-// each field.
+// each field, in numeric order (which depends on the field order).
 func layoutEdgeIDs(t testing.TB, l ringflake.Layout) []ringflake.ID {
 	t.Helper()
 	maxT, maxN, maxS := l.MaxTick(), l.MaxNode(), l.MaxSequence()
-	return []ringflake.ID{
+	return slices.Sorted(slices.Values([]ringflake.ID{
 		compose(t, l, 0, 0, 0), compose(t, l, 0, 0, min(1, maxS)), compose(t, l, 0, min(1, maxN), 0),
 		compose(t, l, 0, maxN, maxS), compose(t, l, 1, 0, 0), compose(t, l, maxT/2, maxN/2, maxS/2),
 		compose(t, l, maxT-1, maxN, maxS), compose(t, l, maxT, 0, 0), compose(t, l, maxT, maxN, 0),
 		compose(t, l, maxT, maxN, maxS),
-	}
+	}))
 }
 
 // referenceSerial writes id the way a serial format of pattern
-// prefix{time:goLayout}{node:n}{seq:s} must, with package time's own
-// formatter for the time.
+// inOrder(prefix{time:goLayout}{node:n}{seq:s}, l) must, with package
+// time's own formatter for the time.
 func referenceSerial(l ringflake.Layout, prefix, goLayout string, nodeDigits, seqDigits int, id ringflake.ID) string {
-	return fmt.Sprintf("%s%s%0*d%0*d", prefix, id.Time(l).UTC().Format(goLayout), nodeDigits, id.Node(l), seqDigits, id.Sequence(l))
+	node, seq := fmt.Sprintf("%0*d", nodeDigits, id.Node(l)), fmt.Sprintf("%0*d", seqDigits, id.Sequence(l))
+	if l.Order() == ringflake.TimeSequenceNode {
+		node, seq = seq, node
+	}
+	return prefix + id.Time(l).UTC().Format(goLayout) + node + seq
 }
 
 // Every preset's first, last and edge IDs format as package time and fmt
@@ -71,7 +91,7 @@ func TestSerialFormatPresetEdges(t *testing.T) {
 		for _, goLayout := range []string{"20060102150405.000", "2006-01-02T15:04:05.000000Z", "2006-01-02 15:04:05,000000000"} {
 			t.Run(l.String()+"/"+goLayout, func(t *testing.T) {
 				nodeDigits, seqDigits := len(fmt.Sprint(l.MaxNode())), len(fmt.Sprint(l.MaxSequence()))
-				f := mustSerial(t, "PAY{time:"+goLayout+"}{node}{seq}", l)
+				f := mustSerial(t, inOrder("PAY{time:"+goLayout+"}{node}{seq}", l), l)
 				ids := layoutEdgeIDs(t, l)
 				var texts []string
 				for _, id := range ids {
@@ -103,7 +123,7 @@ func TestSerialFormatSortsLikeIDs(t *testing.T) {
 			"订单{time:2006年01月02日15:04:05,000}-{node}-{seq}",
 		} {
 			t.Run(l.String()+"/"+pattern, func(t *testing.T) {
-				f := mustSerial(t, pattern, l)
+				f := mustSerial(t, inOrder(pattern, l), l)
 				ids := layoutEdgeIDs(t, l)
 				for range 3000 {
 					tick := rng.Int64N(l.MaxTick() + 1)
@@ -264,7 +284,7 @@ func TestNewSerialFormatAccepts(t *testing.T) {
 		{"{time:20060102150405000}{node}{seq}", twitter, 25}, // fraction without separator
 		{"{time:20060102150405.000000000}{node:19}{seq:19}", twitter, 62},
 		{"{{{time:2006-01-02T15:04:05.000Z}}}{node}{seq}", twitter, 34},
-		{"{time:20060102150405.00}{node}{seq}", ringflake.SonyflakeLayout(), 25},
+		{"{time:20060102150405.00}{seq}{node}", ringflake.SonyflakeLayout(), 25}, // Sonyflake's order: sequence above machine
 		{"{time:20060102 150405.00}#{node}#{seq}", ringflake.JSSafeLayout(), 26},
 	} {
 		t.Run(tc.pattern, func(t *testing.T) {
@@ -290,7 +310,7 @@ func TestSerialFormatParseRejects(t *testing.T) {
 	require.NoError(t, err, "2024 is a leap year")
 	assert.Equal(t, time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC), leap.Time(f.Layout()))
 
-	sony := mustSerial(t, "{time:20060102150405.000}{node}{seq}", ringflake.SonyflakeLayout())
+	sony := mustSerial(t, "{time:20060102150405.000}{seq}{node}", ringflake.SonyflakeLayout())
 	for _, tc := range []struct {
 		name   string
 		f      ringflake.SerialFormat
@@ -355,7 +375,7 @@ func TestSerialFormatFormatRejects(t *testing.T) {
 // nothing; Format allocates its string.
 func TestSerialFormatAllocs(t *testing.T) {
 	for _, l := range presetLayouts(t) {
-		f := mustSerial(t, "PAY{time:2006-01-02T15:04:05.000Z}{node}{seq}", l)
+		f := mustSerial(t, inOrder("PAY{time:2006-01-02T15:04:05.000Z}{node}{seq}", l), l)
 		buf := make([]byte, 0, 64)
 		for _, id := range layoutEdgeIDs(t, l) {
 			var err error
@@ -372,7 +392,7 @@ func TestSerialFormatAllocs(t *testing.T) {
 }
 
 // serialCases are the layouts and patterns the fuzz targets use: every
-// preset with patterns that suit it.
+// preset with patterns that suit it (node and sequence in its order).
 func serialCases(t testing.TB) []ringflake.SerialFormat {
 	var fs []ringflake.SerialFormat
 	for _, l := range presetLayouts(t) {
@@ -381,10 +401,10 @@ func serialCases(t testing.TB) []ringflake.SerialFormat {
 			"{time:2006-01-02T15:04:05.000000Z}-{node:6}-{seq:6}",
 			"订单{time:20060102150405,000000000}{node}{seq}",
 		} {
-			fs = append(fs, mustSerial(t, p, l))
+			fs = append(fs, mustSerial(t, inOrder(p, l), l))
 		}
 		if l.Unit() == 10*time.Millisecond {
-			fs = append(fs, mustSerial(t, "X{time:20060102150405.00}{node}{seq}", l))
+			fs = append(fs, mustSerial(t, inOrder("X{time:20060102150405.00}{node}{seq}", l), l))
 		}
 	}
 	return fs

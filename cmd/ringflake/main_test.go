@@ -67,9 +67,16 @@ node      1 (datacenter 0, worker 1)
 sequence  0
 `, out)
 
-	code, out, errOut = runCLI("parse", "-layout", "sonyflake", "300")
+	// A Sonyflake ID of machine 1, sequence 0, 50 units after the start
+	// (sony/sonyflake's TestSonyflakeOnce; issue 18).
+	code, out, errOut = runCLI("parse", "-layout", "sonyflake", "838860801")
 	require.Equal(t, 0, code, errOut)
-	assert.Equal(t, "id        300\ntime      2014-09-01T00:00:00Z\nnode      1\nsequence  44\n", out)
+	assert.Equal(t, "id        838860801\ntime      2014-09-01T00:00:00.5Z\nnode      1\nsequence  0\n", out)
+
+	// Discord's documented example, worker and process as datacenter and worker.
+	code, out, errOut = runCLI("parse", "-layout", "discord", "175928847299117063")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, "id        175928847299117063\ntime      2016-04-30T11:18:25.796Z\nnode      32 (datacenter 1, worker 0)\nsequence  7\n", out)
 }
 
 func TestErrors(t *testing.T) {
@@ -189,8 +196,12 @@ func TestParseBwmarrinBase58(t *testing.T) {
 // gen writes serial numbers of one width that parse back to IDs of the
 // node, in order, and parse reads them.
 func TestGenSerial(t *testing.T) {
-	const format = "serial:PAY{time:20060102150405.000}{node}{seq}"
-	for _, layout := range []string{"twitter", "sonyflake", "js-safe"} {
+	for _, tc := range []struct{ layout, format string }{
+		{"twitter", "serial:PAY{time:20060102150405.000}{node}{seq}"},
+		{"sonyflake", "serial:PAY{time:20060102150405.000}{seq}{node}"}, // Sonyflake keeps the sequence above the machine
+		{"js-safe", "serial:PAY{time:20060102150405.000}{node}{seq}"},
+	} {
+		layout, format := tc.layout, tc.format
 		t.Run(layout, func(t *testing.T) {
 			l, err := ringflake.ParseLayout(layout)
 			require.NoError(t, err)
@@ -231,7 +242,7 @@ func TestParseJSON(t *testing.T) {
 {"id":"1","time":"2010-11-04T01:42:54.657Z","tick":0,"node":0,"datacenter":0,"worker":0,"sequence":1}
 `, out)
 
-	code, out, errOut = runCLI("parse", "-json", "-layout", "sonyflake", "300")
+	code, out, errOut = runCLI("parse", "-json", "-layout", "sonyflake,order=time,node,seq", "300")
 	require.Equal(t, 0, code, errOut)
 	assert.Equal(t, `{"id":"300","time":"2014-09-01T00:00:00Z","tick":0,"node":1,"sequence":44}`+"\n", out)
 
