@@ -51,8 +51,9 @@ type Generator struct {
 	src     timeSource
 	closed  atomic.Bool
 
-	nodePart  int64 // node << seqBits
-	timeShift uint8
+	nodePart  int64 // node in its place: node << the layout's nodeShift
+	timeShift uint8 // the layout's field order, for id: see Layout
+	seqShift  uint8
 	last      int64 // the layout's last tick
 	stable    bool  // the first strategy is TickStable: its plans may go in the lane
 	maxLead   int64 // the most ticks an ID may lead the clock past the newest (a lease's bound)
@@ -95,6 +96,8 @@ type Generator struct {
 //   - [ErrMarkCorrupt], [ErrMarkMismatch], or the store's own error: the
 //     mark cannot be held, loaded or saved, or belongs to another node id
 //     or layout.
+//   - [ErrBelowExisting]: with [WithExistingID], the first ID could sort
+//     at or below the existing ID.
 func New(node int64, opts ...Option) (*Generator, error) {
 	cfg := config{layout: TwitterLayout(), strategy: strategies.Default(), ahead: DefaultMarkAhead}
 	for _, o := range opts {
@@ -131,8 +134,9 @@ func New(node int64, opts ...Option) (*Generator, error) {
 		return nil, err
 	}
 	g := &Generator{
-		nodePart:  node << l.seqBits,
-		timeShift: l.dcBits + l.workBits + l.seqBits,
+		nodePart:  node << l.nodeShift,
+		timeShift: l.timeShift,
+		seqShift:  l.seqShift,
 		last:      l.MaxTick(),
 		maxLead:   math.MaxInt64,
 		lease:     cfg.lease,
@@ -157,6 +161,12 @@ func New(node int64, opts ...Option) (*Generator, error) {
 		if err := g.openMark(cfg, l.Tick(now)); err != nil {
 			return nil, err
 		}
+	}
+	if err := g.checkExisting(&cfg, now); err != nil {
+		if g.mark != nil {
+			return nil, errors.Join(err, g.releaseMark())
+		}
+		return nil, err
 	}
 	g.setHorizon()
 	return g, nil
@@ -288,9 +298,12 @@ func (g *Generator) Close(ctx context.Context) error {
 	return g.releaseMark()
 }
 
-// id composes the ID of a packed ring value.
+// id composes the ID of a packed ring value, in the layout's field order
+// (the shifts hold it: no branch). The shifts are below 63; masking them
+// with 63 tells the compiler so, which spares it the checks Go's
+// semantics for shifts of 64 or more would need.
 func (g *Generator) id(v uint64) ID {
-	return ID(g.ring.tick(v)<<g.timeShift | g.nodePart | int64(v&g.ring.maxSeq))
+	return ID(g.ring.tick(v)<<(g.timeShift&63) | int64(v&g.ring.maxSeq)<<(g.seqShift&63) | g.nodePart)
 }
 
 // raise makes tick the newest tick issued unless a later one is.

@@ -17,7 +17,7 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	state := fs.String("state", "", "file keeping the high-water mark between runs, so that a restart never reissues an ID (with a fixed node id)")
 	layoutFlag := fs.String("layout", "twitter", "layout: twitter, sonyflake, js-safe, or key=value,... (see ringflake.ParseLayout)")
 	strategyFlag := fs.String("strategy", strategies.Default().String(), "rollback strategy, e.g. error, wait:5ms, logical:1s, ring, or a chain")
-	formatFlag := fs.String("format", "dec", "encoding of the IDs: dec, hex, base32, base58, base62 or base64")
+	formatFlag := fs.String("format", "dec", formatHelp)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return usagef("-strategy: %v", err)
 	}
-	enc, err := ringflake.ParseEncoding(*formatFlag)
+	format, err := parseFormat(*formatFlag, layout)
 	if err != nil {
 		return usagef("-format: %v", err)
 	}
@@ -66,20 +66,24 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, g.Close(ctx)) }() // saves the exact mark, if any
-	return write(g, *n, enc, stdout)
+	return write(g, *n, format, stdout)
 }
 
 // write prints n IDs from g, one per line. It takes them in batches of
 // up to 256 with NextN: one atomic operation per tick, not per ID. The IDs
 // issued before an error are printed.
-func write(g *ringflake.Generator, n int, enc ringflake.Encoding, stdout io.Writer) error {
+func write(g *ringflake.Generator, n int, format idFormat, stdout io.Writer) error {
 	w := bufio.NewWriter(stdout)
 	buf := make([]byte, 0, 24)
 	ids := make([]ringflake.ID, min(n, 256))
 	for n > 0 {
 		k, err := g.NextN(context.Background(), ids[:min(n, len(ids))])
 		for _, id := range ids[:k] {
-			buf = enc.Append(buf[:0], id)
+			var ferr error
+			if buf, ferr = format.append(buf[:0], id); ferr != nil {
+				_ = w.Flush()
+				return ferr
+			}
 			buf = append(buf, '\n')
 			if _, werr := w.Write(buf); werr != nil {
 				return werr
