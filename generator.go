@@ -122,6 +122,9 @@ func New(node int64, opts ...Option) (*Generator, error) {
 		if cfg.lease.Node() != node {
 			return nil, fmt.Errorf("%w: WithLease: the lease holds node %d, not %d", ErrInvalidOption, cfg.lease.Node(), node)
 		}
+		if err := checkLead(cfg.lease, cfg.strategy); err != nil {
+			return nil, err
+		}
 		if store, ok := cfg.lease.(MarkStore); ok {
 			if cfg.marks != nil {
 				return nil, fmt.Errorf("%w: WithMarkStore with a lease that keeps the mark itself: the next holder of node %d would not see this generator's mark", ErrInvalidOption, node)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/etcdlease"
+	"github.com/ringflake/ringflake/lease"
 	"github.com/ringflake/ringflake/redislease"
 )
 
@@ -129,7 +130,7 @@ func leaseQuery(spec string, q url.Values) (prefix string, ttl time.Duration, re
 // data, and then some.
 func waitTimeout(ttl time.Duration) time.Duration {
 	if ttl == 0 {
-		ttl = redislease.DefaultTTL // etcdlease's is the same
+		ttl = lease.DefaultTTL
 	}
 	return 2*ttl + acquireTimeout
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/etcdlease"
-	"github.com/ringflake/ringflake/internal/leasetest"
+	"github.com/ringflake/ringflake/lease/leasetest"
 	"github.com/ringflake/ringflake/redislease"
 )
 
@@ -156,7 +156,7 @@ func TestGenState(t *testing.T) {
 // so the first leases under it wait out a quiet period of one TTL (2 s
 // here) before they issue.
 func TestGenRedisLease(t *testing.T) {
-	addr := leasetest.RequireEnv(t, "RINGFLAKE_TEST_REDIS_ADDR", "Run ./scripts/test.sh, which starts a throwaway redis-server, or point it at one: RINGFLAKE_TEST_REDIS_ADDR=127.0.0.1:6379.")
+	addr := leasetest.RequireEnv(t, leasetest.RedisAddrEnv)
 	ctx := context.Background()
 	client := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
 	defer client.Close()
@@ -182,7 +182,7 @@ func TestGenRedisLease(t *testing.T) {
 }
 
 func TestGenEtcdLease(t *testing.T) {
-	endpoints := leasetest.RequireEnv(t, "RINGFLAKE_TEST_ETCD_ENDPOINTS", "Run ./scripts/test.sh, which starts a throwaway etcd, or point it at one: RINGFLAKE_TEST_ETCD_ENDPOINTS=http://127.0.0.1:2379.")
+	endpoints := leasetest.RequireEnv(t, leasetest.EtcdEndpointsEnv)
 	ctx := context.Background()
 	client, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(endpoints, ","), DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
 	require.NoError(t, err)
