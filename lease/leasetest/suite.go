@@ -168,6 +168,9 @@ func Run(t *testing.T, d Driver) {
 		{"MarkAheadIsHalfTheTTL", testMarkAhead},
 		{"InvalidOptions", testInvalidOptions},
 		{"AcquireServerDown", testAcquireServerDown},
+		{"ClaimHoldsAGivenID", testClaim},
+		{"ClaimCarriesTheMark", testClaimCarriesTheMark},
+		{"ClaimLost", testClaimLost},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, d) })
 	}
