@@ -59,7 +59,11 @@ func TestAcquireInChunks(t *testing.T) {
 	newConn(c).Settle(t, prefix)
 	opts := redislease.Options{Prefix: prefix, Layout: leasetest.SmallLayout(t, 16), TTL: time.Minute}
 	const free = 40000
-	p := c.Pipeline()
+	// The 65,535 SETs go through a client of their own, patient enough
+	// for a loaded machine (the fail-fast one gives up after 2 s).
+	loader := redis.NewClient(&redis.Options{Addr: c.Options().Addr, ReadTimeout: time.Minute, DisableIdentity: true})
+	t.Cleanup(func() { _ = loader.Close() })
+	p := loader.Pipeline()
 	for i := range 1 << 16 {
 		if i != free {
 			p.Set(ctx, fmt.Sprintf("{%s}:lease:%d", prefix, i), "someone", time.Minute)
