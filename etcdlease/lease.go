@@ -79,6 +79,7 @@ func (s *settings) nodeOf(dir string, key []byte) (int64, bool) {
 type Lease struct {
 	*lease.Keeper
 	stop     func(reason error) bool
+	node     int64 // Node(), for the renewal goroutine, which may start before Keep returns
 	client   Client
 	s        settings
 	token    string // the lease key's value
@@ -204,6 +205,7 @@ func (s *settings) take(ctx context.Context, client Client, claim func(context.C
 	l := &Lease{
 		client:   client,
 		s:        *s,
+		node:     node,
 		token:    t.token,
 		owner:    t.owner,
 		epoch:    t.epoch,
@@ -448,16 +450,16 @@ func (l *Lease) retake(ctx context.Context, id clientv3.LeaseID, at time.Time, t
 }
 
 func (l *Lease) failed(err error) lease.Renewal {
-	return lease.Renewal{Kind: lease.RenewFailed, Err: fmt.Errorf("etcdlease: renewing node %d: %w", l.Node(), err)}
+	return lease.Renewal{Kind: lease.RenewFailed, Err: fmt.Errorf("etcdlease: renewing node %d: %w", l.node, err)}
 }
 
 func (l *Lease) lostTo(what string) lease.Renewal {
-	return lease.Renewal{Kind: lease.Lost, Err: fmt.Errorf("%w: etcdlease: node %d %s", ringflake.ErrLeaseLost, l.Node(), what)}
+	return lease.Renewal{Kind: lease.Lost, Err: fmt.Errorf("%w: etcdlease: node %d %s", ringflake.ErrLeaseLost, l.node, what)}
 }
 
 func (l *Lease) dataLost() lease.Renewal {
 	return lease.Renewal{Kind: lease.Lost, Err: fmt.Errorf("%w: %w: prefix %q has no epoch %s any more (node %d)",
-		ringflake.ErrLeaseLost, lease.ErrDataLost, l.s.Prefix, l.epoch, l.Node())}
+		ringflake.ErrLeaseLost, lease.ErrDataLost, l.s.Prefix, l.epoch, l.node)}
 }
 
 // Close stops renewing and revokes the etcd lease, which deletes the id's
@@ -475,7 +477,7 @@ func (l *Lease) Close(ctx context.Context) error {
 	defer cancel()
 	_, err := l.client.Revoke(ctx, clientv3.LeaseID(l.leaseID.Load()))
 	if err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) {
-		return fmt.Errorf("etcdlease: releasing node %d: %w", l.Node(), err)
+		return fmt.Errorf("etcdlease: releasing node %d: %w", l.node, err)
 	}
 	return nil
 }
@@ -495,10 +497,10 @@ func (l *Lease) LoadMark(ctx context.Context) (ringflake.Mark, error) {
 		Then(clientv3.OpGet(l.markKey)).
 		Commit()
 	if err != nil {
-		return ringflake.Mark{}, fmt.Errorf("etcdlease: loading the mark of node %d: %w", l.Node(), err)
+		return ringflake.Mark{}, fmt.Errorf("etcdlease: loading the mark of node %d: %w", l.node, err)
 	}
 	if !txn.Succeeded {
-		return ringflake.Mark{}, fmt.Errorf("%w: etcdlease: node %d was acquired by another holder", ringflake.ErrLeaseLost, l.Node())
+		return ringflake.Mark{}, fmt.Errorf("%w: etcdlease: node %d was acquired by another holder", ringflake.ErrLeaseLost, l.node)
 	}
 	kvs := txn.Responses[0].GetResponseRange().Kvs
 	if len(kvs) == 0 {
@@ -528,10 +530,10 @@ func (l *Lease) SaveMark(ctx context.Context, mark ringflake.Mark) error {
 		Then(clientv3.OpPut(l.markKey, string(text))).
 		Commit()
 	if err != nil {
-		return fmt.Errorf("etcdlease: saving the mark of node %d: %w", l.Node(), err)
+		return fmt.Errorf("etcdlease: saving the mark of node %d: %w", l.node, err)
 	}
 	if !txn.Succeeded {
-		return fmt.Errorf("%w: etcdlease: node %d is not held by this lease; mark not saved", ringflake.ErrLeaseLost, l.Node())
+		return fmt.Errorf("%w: etcdlease: node %d is not held by this lease; mark not saved", ringflake.ErrLeaseLost, l.node)
 	}
 	return nil
 }

@@ -58,6 +58,7 @@ const acquireChunk = 1024
 type Lease struct {
 	*lease.Keeper
 	stop     func(reason error) bool
+	node     int64 // Node(), for the renewal goroutine, which may start before Keep returns
 	client   redis.Scripter
 	s        settings
 	token    string
@@ -170,6 +171,7 @@ func (s *settings) take(ctx context.Context, client redis.Scripter, from, to int
 	l := &Lease{
 		client:   client,
 		s:        *s,
+		node:     r.node,
 		token:    token,
 		epoch:    r.epoch,
 		leaseKey: s.keyBase() + ":lease:" + strconv.FormatInt(r.node, 10),
@@ -203,7 +205,7 @@ func (l *Lease) renew(ctx context.Context, at time.Time) lease.Renewal {
 	r := lease.Renewal{Sent: at, TTL: l.s.TTL}
 	v, err := lease.Call(ctx, l.s.Timeout, func(ctx context.Context) ([]any, error) {
 		return renewScript.Run(ctx, l.client, []string{l.s.keyBase()},
-			l.Node(), l.token, l.s.TTL.Milliseconds(), l.epoch, l.s.quietMillis()).Slice()
+			l.node, l.token, l.s.TTL.Milliseconds(), l.epoch, l.s.quietMillis()).Slice()
 	})
 	var code, ms int64
 	if err == nil {
@@ -219,7 +221,7 @@ func (l *Lease) renew(ctx context.Context, at time.Time) lease.Renewal {
 	switch {
 	case err != nil:
 		r.Kind = lease.RenewFailed
-		r.Err = fmt.Errorf("redislease: renewing node %d: %w", l.Node(), err)
+		r.Err = fmt.Errorf("redislease: renewing node %d: %w", l.node, err)
 	case code == 1:
 		r.Kind = lease.Renewed
 	case code == 2:
@@ -231,13 +233,13 @@ func (l *Lease) renew(ctx context.Context, at time.Time) lease.Renewal {
 		}
 	case code == 0:
 		r.Kind = lease.Lost
-		r.Err = fmt.Errorf("%w: redislease: node %d is held by another holder", ringflake.ErrLeaseLost, l.Node())
+		r.Err = fmt.Errorf("%w: redislease: node %d is held by another holder", ringflake.ErrLeaseLost, l.node)
 	case code == -2:
 		r.Kind = lease.Lost
-		r.Err = fmt.Errorf("%w: %w: prefix %q has no epoch %s any more (node %d)", ringflake.ErrLeaseLost, lease.ErrDataLost, l.s.Prefix, l.epoch, l.Node())
+		r.Err = fmt.Errorf("%w: %w: prefix %q has no epoch %s any more (node %d)", ringflake.ErrLeaseLost, lease.ErrDataLost, l.s.Prefix, l.epoch, l.node)
 	default:
 		r.Kind = lease.Lost
-		r.Err = fmt.Errorf("%w: redislease: node %d expired and another holder acquired it since", ringflake.ErrLeaseLost, l.Node())
+		r.Err = fmt.Errorf("%w: redislease: node %d expired and another holder acquired it since", ringflake.ErrLeaseLost, l.node)
 	}
 	return r
 }
@@ -258,7 +260,7 @@ func (l *Lease) Close(ctx context.Context) error {
 		return nil, releaseScript.Run(ctx, l.client, []string{l.leaseKey}, l.token).Err()
 	})
 	if err != nil {
-		return fmt.Errorf("redislease: releasing node %d: %w", l.Node(), err)
+		return fmt.Errorf("redislease: releasing node %d: %w", l.node, err)
 	}
 	return nil
 }
@@ -276,10 +278,10 @@ func (l *Lease) LoadMark(ctx context.Context) (ringflake.Mark, error) {
 		return loadMarkScript.Run(ctx, l.client, []string{l.nodeKey}).Slice()
 	})
 	if err != nil {
-		return ringflake.Mark{}, fmt.Errorf("redislease: loading the mark of node %d: %w", l.Node(), err)
+		return ringflake.Mark{}, fmt.Errorf("redislease: loading the mark of node %d: %w", l.node, err)
 	}
 	if len(v) != 2 || v[0] != l.token {
-		return ringflake.Mark{}, fmt.Errorf("%w: redislease: node %d was acquired by another holder", ringflake.ErrLeaseLost, l.Node())
+		return ringflake.Mark{}, fmt.Errorf("%w: redislease: node %d was acquired by another holder", ringflake.ErrLeaseLost, l.node)
 	}
 	if v[1] == nil {
 		return ringflake.Mark{}, nil
@@ -307,10 +309,10 @@ func (l *Lease) SaveMark(ctx context.Context, mark ringflake.Mark) error {
 		return saveMarkScript.Run(ctx, l.client, []string{l.leaseKey, l.nodeKey}, l.token, string(text)).Int64()
 	})
 	if err != nil {
-		return fmt.Errorf("redislease: saving the mark of node %d: %w", l.Node(), err)
+		return fmt.Errorf("redislease: saving the mark of node %d: %w", l.node, err)
 	}
 	if n != 1 {
-		return fmt.Errorf("%w: redislease: node %d is not held by this lease; mark not saved", ringflake.ErrLeaseLost, l.Node())
+		return fmt.Errorf("%w: redislease: node %d is not held by this lease; mark not saved", ringflake.ErrLeaseLost, l.node)
 	}
 	return nil
 }
