@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -137,23 +136,7 @@ func (c conn) CorruptMark(t *testing.T, prefix string, node int64) string {
 // Settle writes the prefix's epoch as the scripts do, with the server's
 // run_id, so that the scripts see neither a missing epoch nor a restart.
 func (c conn) Settle(t *testing.T, prefix string) {
-	t.Helper()
-	ctx := context.Background()
-	require.NoError(t, c.c.HSet(ctx, "{"+prefix+"}:epoch", "id", "settled", "run", runID(t, c.c)).Err())
-}
-
-// runID returns the run_id of the server c talks to.
-func runID(t *testing.T, c *redis.Client) string {
-	t.Helper()
-	info, err := c.Info(context.Background(), "server").Result()
-	require.NoError(t, err)
-	for _, line := range strings.Split(info, "\n") {
-		if id, ok := strings.CutPrefix(strings.TrimSpace(line), "run_id:"); ok {
-			return id
-		}
-	}
-	t.Fatalf("no run_id in INFO server: %q", info)
-	return ""
+	leasetest.SettleRedis(t, c.c.Options().Addr, prefix)
 }
 
 // WaitConnected waits until the client reaches the server again: it dials

@@ -68,9 +68,10 @@ type EtcdServer struct {
 }
 
 // StartEtcd starts etcd ([EtcdServerEnv]) on free loopback ports with its
-// data in a temporary directory (short heartbeat and election timeouts,
-// so that it elects itself quickly, and a minimum lease TTL of 1 s),
-// waits until it reports itself healthy, and stops it when the test ends.
+// data in a temporary directory — heartbeat and election timeouts of 50
+// and 500 ms, so that it elects itself quickly yet keeps its leader on a
+// loaded machine, and grants leases of 1 s or more — waits until it
+// reports itself healthy, and stops it when the test ends.
 // [Process.StartEmpty] starts it again on a new, empty data directory: an
 // etcd rebuilt empty behind the same endpoint.
 func StartEtcd(t *testing.T) *EtcdServer {
@@ -82,7 +83,7 @@ func StartEtcd(t *testing.T) *EtcdServer {
 			"--listen-client-urls", s.Endpoint, "--advertise-client-urls", s.Endpoint,
 			"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
 			"--initial-cluster", "test=" + peer, "--initial-cluster-state", "new",
-			"--heartbeat-interval", "10", "--election-timeout", "100",
+			"--heartbeat-interval", "50", "--election-timeout", "500",
 			"--logger", "zap", "--log-outputs", "stderr"}
 	}, func() bool { return etcdHealthy(s.Endpoint) })
 	return s

@@ -113,7 +113,7 @@ type Lease interface {
 // type C: they provide those methods of a [Conn], which a driver's Conn
 // gets by embedding them.
 type Calls[C any, L Lease] struct {
-	Client  C
+	Client   C
 	Acquirer func(context.Context, C, lease.Options) (L, error)
 	Claimer  func(context.Context, C, int64, lease.Options) (L, error)
 	Lister   func(context.Context, C, lease.Options) ([]lease.Holding, error)
