@@ -268,6 +268,15 @@ func TestKeeperStop(t *testing.T) {
 	require.ErrorIs(t, k.Err(), closed)
 }
 
+// TestKeeperReportsItsLease: a lease module's Lease gets Node, MarkAhead
+// and MaxLead from the keeper it embeds.
+func TestKeeperReportsItsLease(t *testing.T) {
+	k := keep(t, time.Time{}, 8)
+	assert.Equal(t, int64(7), k.Node())
+	assert.Equal(t, ttl/2, k.MarkAhead())
+	assert.Equal(t, lease.DefaultMaxLead, k.MaxLead())
+}
+
 func TestEventKindString(t *testing.T) {
 	for kind, want := range map[lease.EventKind]string{
 		lease.Renewed: "renewed", lease.RenewFailed: "renew failed", lease.Expired: "expired",

@@ -112,3 +112,19 @@ func TestNewToken(t *testing.T) {
 	assert.Len(t, a, 32, "128 bits in hex")
 	assert.NotEqual(t, a, b)
 }
+
+// TestErrors: the errors a lease module returns match the core's
+// sentinels and name what went wrong.
+func TestErrors(t *testing.T) {
+	held := error(&lease.HeldError{Package: "somelease", Prefix: "orders", Node: 7, Holder: "web-3/4121"})
+	require.ErrorIs(t, held, ringflake.ErrNodeUnavailable)
+	assert.Contains(t, held.Error(), `node 7 under prefix "orders" is held by "web-3/4121"`)
+	assert.Contains(t, (&lease.HeldError{Package: "somelease", Node: 7}).Error(), "held by another holder", "an unknown holder")
+
+	full := error(&lease.RangeFullError{Package: "somelease", Prefix: "orders", Nodes: 4})
+	require.ErrorIs(t, full, ringflake.ErrNodeUnavailable)
+	assert.Contains(t, full.Error(), `all 4 node ids under prefix "orders"`)
+
+	require.NotErrorIs(t, held, ringflake.ErrInvalidOption)
+	require.NotErrorIs(t, full, ringflake.ErrLeaseLost)
+}
