@@ -74,7 +74,7 @@ func (l *boundedLease) MaxLead() time.Duration { return l.maxLead }
 type silentStrategy struct{}
 
 func (silentStrategy) Decide(strategies.Situation) strategies.Plan { return strategies.Pass() }
-func (silentStrategy) String() string                               { return "silent" }
+func (silentStrategy) String() string                              { return "silent" }
 
 // TestLeaseBoundsTheLead: a lease with a MaxLead refuses a strategy that
 // may stamp IDs further ahead of the clock, or that does not say how far;
