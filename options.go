@@ -118,6 +118,9 @@ func (cfg *config) useLease(node int64) error {
 	if cfg.lease.Node() != node {
 		return fmt.Errorf("%w: WithLease: the lease holds node %d, not %d", ErrInvalidOption, cfg.lease.Node(), node)
 	}
+	if err := checkLead(cfg.lease, cfg.strategy); err != nil {
+		return err
+	}
 	store, ok := cfg.lease.(MarkStore)
 	if !ok {
 		return nil

@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/strategies"
@@ -14,6 +17,7 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("gen", stderr)
 	n := fs.Int("n", 1, "number of IDs to print")
 	nodeFlag := fs.String("node", "0", nodeHelp)
+	guard := fs.String("guard", "", guardHelp)
 	state := fs.String("state", "", "file keeping the high-water mark between runs, so that a restart never reissues an ID (with a fixed node id)")
 	layoutFlag := fs.String("layout", "twitter", "layout: twitter, sonyflake, js-safe, or key=value,... (see ringflake.ParseLayout)")
 	strategyFlag := fs.String("strategy", strategies.Default().String(), "rollback strategy, e.g. error, wait:5ms, logical:1s, ring, or a chain")
@@ -39,11 +43,10 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return usagef("-format: %v", err)
 	}
-	if *state != "" && isLease(*nodeFlag) {
-		return usagef("-state: a leased node id keeps its high-water mark with the lease; -state is for fixed node ids")
-	}
+	nf := nodeFlags{node: *nodeFlag, guard: *guard, state: *state, strategy: strategy}
+	fs.Visit(func(f *flag.Flag) { nf.nodeSet = nf.nodeSet || f.Name == "node" })
 	ctx := context.Background()
-	nd, err := resolveNode(ctx, *nodeFlag, layout)
+	nd, err := resolveNode(ctx, nf, layout)
 	if err != nil {
 		return err
 	}
@@ -66,13 +69,16 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, g.Close(ctx)) }() // saves the exact mark, if any
-	return write(g, *n, format, stdout)
+	return write(g, *n, format, stdout, stderr, nd.rehold)
 }
 
 // write prints n IDs from g, one per line. It takes them in batches of
 // up to 256 with NextN: one atomic operation per tick, not per ID. The IDs
-// issued before an error are printed.
-func write(g *ringflake.Generator, n int, format idFormat, stdout io.Writer) error {
+// issued before an error are printed. When g's lease does not hold its id
+// for a moment (renewals late on a loaded machine, a server briefly away),
+// rehold, when not nil, waits until it holds it again, saying so on
+// stderr; its error ends the run.
+func write(g *ringflake.Generator, n int, format idFormat, stdout, stderr io.Writer, rehold func() error) error {
 	w := bufio.NewWriter(stdout)
 	buf := make([]byte, 0, 24)
 	ids := make([]ringflake.ID, min(n, 256))
@@ -89,11 +95,15 @@ func write(g *ringflake.Generator, n int, format idFormat, stdout io.Writer) err
 				return werr
 			}
 		}
+		n -= k
+		if rehold != nil && errors.Is(err, ringflake.ErrLeaseLost) {
+			fmt.Fprintf(stderr, "ringflake: %s; waiting for the lease to hold its id again\n", strings.TrimPrefix(err.Error(), "ringflake: "))
+			err = rehold()
+		}
 		if err != nil {
 			_ = w.Flush()
 			return err
 		}
-		n -= k
 	}
 	return w.Flush()
 }

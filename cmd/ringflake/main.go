@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//	ringflake gen [-n COUNT] [-node NODE] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-format FORMAT]
+//	ringflake gen [-n COUNT] [-node NODE] [-guard URL] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-format FORMAT]
 //	ringflake parse [-layout LAYOUT] [-format FORMAT] [-json] ID...
 //	ringflake replay [-strategy STRATEGY | -all-strategies] [-format table|json] [-plot FILE|DIR] FILE...
 //	ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate RATE]
@@ -88,7 +88,7 @@ func badValuef(format string, args ...any) error {
 }
 
 const usage = `usage:
-  ringflake gen [-n COUNT] [-node NODE] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-format FORMAT]
+  ringflake gen [-n COUNT] [-node NODE] [-guard URL] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-format FORMAT]
   ringflake parse [-layout LAYOUT] [-format FORMAT] [-json] ID...
   ringflake replay [-strategy STRATEGY | -all-strategies] [-format table|json] [-plot FILE|DIR] FILE...
   ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate RATE]
