@@ -76,10 +76,10 @@ type silentStrategy struct{}
 func (silentStrategy) Decide(strategies.Situation) strategies.Plan { return strategies.Pass() }
 func (silentStrategy) String() string                              { return "silent" }
 
-// TestLeaseBoundsTheLead: a lease with a MaxLead refuses a strategy that
+// TestLeaseRefusesALongerLead: a lease with a MaxLead refuses a strategy that
 // may stamp IDs further ahead of the clock, or that does not say how far;
 // a lease without one takes any strategy.
-func TestLeaseBoundsTheLead(t *testing.T) {
+func TestLeaseRefusesALongerLead(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		maxLead  time.Duration
