@@ -190,3 +190,24 @@ func (e *MarkMismatchError) Is(target error) bool { return target == ErrMarkMism
 
 // ErrClosed is returned by [Generator.Next] after [Generator.Close].
 var ErrClosed = errors.New("ringflake: generator closed")
+
+// ErrNodeInUse is matched by the error [New] returns when another live
+// generator of this process, on the system clock, has the same node id
+// and layout: two generators on one node would issue the same IDs.
+// Details are in a [*NodeInUseError].
+var ErrNodeInUse = errors.New("ringflake: node id in use by another live generator")
+
+// NodeInUseError reports a node id that another live generator of this
+// process uses with the same layout. It matches [ErrNodeInUse].
+type NodeInUseError struct {
+	Node   int64
+	Layout string // as [Layout.String] writes it
+}
+
+func (e *NodeInUseError) Error() string {
+	return fmt.Sprintf("ringflake: node %d (layout %s) is in use by another live generator of this process: close it first, or give each generator its own node id",
+		e.Node, e.Layout)
+}
+
+// Is reports whether target is [ErrNodeInUse].
+func (e *NodeInUseError) Is(target error) bool { return target == ErrNodeInUse }

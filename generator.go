@@ -85,7 +85,12 @@ type Generator struct {
 //   - [ErrLayoutExpired]: the clock (or a loaded mark) reads past the
 //     layout's last tick.
 //   - [ErrMarkCorrupt], or the store's own error: the mark cannot be
-//     loaded or saved.
+//     loaded or saved; [ErrMarkMismatch]: the mark is another node's.
+//   - [ErrNodeInUse]: another live generator of this process, on the
+//     system clock, has node and an equal layout (generators on a clock
+//     given with [WithClock] are not checked, so tests can build many).
+//     [Generator.Close] frees the node; so does the garbage collector,
+//     once a generator that was not closed is unreachable.
 func New(node int64, opts ...Option) (*Generator, error) {
 	cfg := config{layout: TwitterLayout(), strategy: strategies.Default(), ahead: DefaultMarkAhead}
 	for _, o := range opts {
@@ -167,6 +172,9 @@ func New(node int64, opts ...Option) (*Generator, error) {
 		if err := g.loadMark(context.Background(), l.Tick(now)); err != nil {
 			return nil, errors.Join(err, g.releaseMark())
 		}
+	}
+	if err := g.claimNode(); err != nil {
+		return nil, err
 	}
 	g.setHorizon()
 	return g, nil
@@ -540,11 +548,13 @@ func (g *Generator) emit(c *call, err error) {
 // ahead mark (a crash still leaves the ahead mark, which is safe). Close
 // must not run concurrently with Next: call it once the last Next has
 // returned. Closing twice returns nil the second time. It returns the
-// store's error, or ctx's.
+// store's error, or ctx's. Close frees the node id for another generator
+// of this process (see [ErrNodeInUse]), also when it fails.
 func (g *Generator) Close(ctx context.Context) error {
 	if g.closed.Swap(true) {
 		return nil
 	}
+	defer g.freeNode()
 	if g.mark == nil {
 		g.horizon.Store(-1 << 63) // every call now takes the slow path, which fails
 		return nil
