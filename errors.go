@@ -3,6 +3,8 @@ package ringflake
 import (
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/ringflake/ringflake/strategies"
@@ -211,3 +213,60 @@ func (e *NodeInUseError) Error() string {
 
 // Is reports whether target is [ErrNodeInUse].
 func (e *NodeInUseError) Is(target error) bool { return target == ErrNodeInUse }
+
+// ErrMarkInUse is matched by the error a [FileMarkStore] returns when
+// another generator — in another process or in this one — holds its
+// file. Details are in a [*MarkInUseError].
+var ErrMarkInUse = errors.New("ringflake: high-water mark file in use by another generator")
+
+// MarkInUseError reports a mark file that another generator holds. It
+// matches [ErrMarkInUse].
+type MarkInUseError struct {
+	Path string // the mark file, as the store was given it
+	Lock string // the lock file next to the mark file's target
+	PID  int    // the holder's process id, as it recorded it in Lock; 0 if unknown
+}
+
+func (e *MarkInUseError) Error() string {
+	holder := "another process"
+	switch {
+	case e.PID == os.Getpid():
+		holder = "another generator of this process"
+	case e.PID > 0:
+		holder = "process " + strconv.Itoa(e.PID)
+	}
+	return fmt.Sprintf("ringflake: high-water mark file %s is in use by %s (lock %s): one file serves one running generator", e.Path, holder, e.Lock)
+}
+
+// Is reports whether target is [ErrMarkInUse].
+func (e *MarkInUseError) Is(target error) bool { return target == ErrMarkInUse }
+
+// ErrMarkFileUnusable is matched by the errors of a [FileMarkStore] whose
+// path leads to something it must not use: not a regular file (a
+// directory, a named pipe, a device), or a file the process may not write
+// or whose mode lets nobody write it. Details are in a [*MarkFileError].
+var ErrMarkFileUnusable = errors.New("ringflake: high-water mark file unusable")
+
+// MarkFileError reports a mark file path a [FileMarkStore] refuses. It
+// matches [ErrMarkFileUnusable], and its cause through Unwrap (for example
+// [fs.ErrPermission]).
+type MarkFileError struct {
+	Path   string // the path as the store was given it
+	Target string // where its symbolic links lead, if elsewhere
+	Reason string
+	Err    error // the cause, or nil
+}
+
+func (e *MarkFileError) Error() string {
+	path := e.Path
+	if e.Target != "" {
+		path += " (-> " + e.Target + ")"
+	}
+	return fmt.Sprintf("ringflake: high-water mark file %s is unusable: %s", path, e.Reason)
+}
+
+// Is reports whether target is [ErrMarkFileUnusable].
+func (e *MarkFileError) Is(target error) bool { return target == ErrMarkFileUnusable }
+
+// Unwrap returns the cause.
+func (e *MarkFileError) Unwrap() error { return e.Err }

@@ -85,7 +85,8 @@ type Generator struct {
 //   - [ErrLayoutExpired]: the clock (or a loaded mark) reads past the
 //     layout's last tick.
 //   - [ErrMarkCorrupt], or the store's own error: the mark cannot be
-//     loaded or saved; [ErrMarkMismatch]: the mark is another node's.
+//     loaded or saved; [ErrMarkMismatch]: the mark is another node's;
+//     [ErrMarkInUse]: another generator holds the [FileMarkStore]'s file.
 //   - [ErrNodeInUse]: another live generator of this process, on the
 //     system clock, has node and an equal layout (generators on a clock
 //     given with [WithClock] are not checked, so tests can build many).

@@ -3,6 +3,7 @@ package ringflake_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -137,4 +138,18 @@ func TestNodeFreedWhenTheGeneratorIsCollected(t *testing.T) {
 		return err == nil
 	}, 10*time.Second, time.Millisecond)
 	require.NoError(t, g.Close(context.Background()))
+}
+
+// A New refused for its node gives back the mark file it held.
+func TestNewRefusedForItsNodeReleasesTheMarkFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	g, err := ringflake.New(905, ringflake.WithMarkStore(ringflake.NewFileMarkStore(filepath.Join(dir, "a"))))
+	require.NoError(t, err)
+	second := ringflake.NewFileMarkStore(filepath.Join(dir, "b"))
+	_, err = ringflake.New(905, ringflake.WithMarkStore(second))
+	require.ErrorIs(t, err, ringflake.ErrNodeInUse)
+	require.NoError(t, second.Hold(ctx), "the refused New released b")
+	require.NoError(t, second.Release())
+	require.NoError(t, g.Close(ctx))
 }
