@@ -241,6 +241,40 @@ func (e *MarkInUseError) Error() string {
 // Is reports whether target is [ErrMarkInUse].
 func (e *MarkInUseError) Is(target error) bool { return target == ErrMarkInUse }
 
+// LocalNodesFullError reports that every node id of a layout is held by
+// processes of this host in a [LocalNode]'s directory. It matches
+// [ErrNodeUnavailable].
+type LocalNodesFullError struct {
+	Dir   string // the lock directory
+	Nodes int64  // how many node ids the layout has
+}
+
+func (e *LocalNodesFullError) Error() string {
+	ids := fmt.Sprintf("all %d node ids of the layout are", e.Nodes)
+	if e.Nodes == 1 {
+		ids = "the layout's one node id is"
+	}
+	return fmt.Sprintf("ringflake: no node id available: %s held by processes of this host (lock files in %s)", ids, e.Dir)
+}
+
+// Is reports whether target is [ErrNodeUnavailable].
+func (e *LocalNodesFullError) Is(target error) bool { return target == ErrNodeUnavailable }
+
+// LocalNodeHeldError reports that the node id asked of
+// [LocalNode.Claim] is held by another process of this host (or another
+// LocalNode of this process). It matches [ErrNodeUnavailable].
+type LocalNodeHeldError struct {
+	Dir  string // the lock directory
+	Node int64
+}
+
+func (e *LocalNodeHeldError) Error() string {
+	return fmt.Sprintf("ringflake: no node id available: node %d is held by another process of this host, or another LocalNode of this one (lock file %s)", e.Node, localNodeFile(e.Dir, e.Node))
+}
+
+// Is reports whether target is [ErrNodeUnavailable].
+func (e *LocalNodeHeldError) Is(target error) bool { return target == ErrNodeUnavailable }
+
 // ErrMarkFileUnusable is matched by the errors of a [FileMarkStore] whose
 // path leads to something it must not use: not a regular file (a
 // directory, a named pipe, a device), or a file the process may not write

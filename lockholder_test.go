@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,8 +37,12 @@ func TestLockHolderProcess(t *testing.T) {
 		s := ringflake.NewFileMarkStore(arg)
 		require.NoError(t, s.Hold(context.Background()))
 		fmt.Println("held")
+	case "node": // take the lowest free node id in directory arg
+		id, err := ringflake.NewLocalNode(arg).NodeID(context.Background(), ringflake.TwitterLayout())
+		require.NoError(t, err)
+		fmt.Println(id)
 	default:
-		t.Fatalf("%s=%q: want mark:PATH", holderEnv, what)
+		t.Fatalf("%s=%q: want mark:PATH or node:DIR", holderEnv, what)
 	}
 	_, _ = io.Copy(io.Discard, os.Stdin)
 }
@@ -75,6 +80,14 @@ func startHolder(t *testing.T, what string) *holder {
 
 // pid returns the holder's process id.
 func (h *holder) pid() int { return h.cmd.Process.Pid }
+
+// node returns the node id the holder printed.
+func (h *holder) node(t *testing.T) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(h.line, 10, 64)
+	require.NoError(t, err)
+	return n
+}
 
 // kill ends the holder with SIGKILL, as kill -9 does: it releases nothing
 // itself.
