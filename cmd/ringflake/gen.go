@@ -13,8 +13,8 @@ import (
 func gen(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("gen", stderr)
 	n := fs.Int("n", 1, "number of IDs to print")
-	nodeFlag := fs.String("node", "0", nodeHelp)
-	state := fs.String("state", "", "file keeping the high-water mark between runs, so that a restart never reissues an ID (with a fixed node id)")
+	nodeFlag := fs.String("node", defaultNode, nodeHelp)
+	state := fs.String("state", "", "file keeping the high-water mark between runs, so that a restart never reissues an ID (with a fixed or local node id; a local one takes the node the file was written for)")
 	layoutFlag := fs.String("layout", "twitter", "layout: twitter, sonyflake, js-safe, or key=value,... (see ringflake.ParseLayout)")
 	strategyFlag := fs.String("strategy", strategies.Default().String(), "rollback strategy, e.g. error, wait:5ms, logical:1s, ring, or a chain")
 	formatFlag := fs.String("format", "dec", "encoding of the IDs: dec, hex, base32, base58, base62 or base64")
@@ -43,7 +43,12 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 		return usagef("-state: a leased node id keeps its high-water mark with the lease; -state is for fixed node ids")
 	}
 	ctx := context.Background()
-	nd, err := resolveNode(ctx, *nodeFlag, layout)
+	var nd node
+	if want, ok := markNode(ctx, *state, layout); ok && isLocal(*nodeFlag) {
+		nd, err = localNode(ctx, *nodeFlag, layout, want)
+	} else {
+		nd, err = resolveNode(ctx, *nodeFlag, layout)
+	}
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,8 @@
 //	ringflake replay [-strategy STRATEGY | -all-strategies] [-format table|json] [-plot FILE|DIR] FILE...
 //	ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate RATE]
 //
-// gen prints COUNT new IDs, one per line. parse prints the time (RFC 3339,
+// gen prints COUNT new IDs, one per line, by default under a node id that
+// no other process of this host holds (-node local). parse prints the time (RFC 3339,
 // UTC), node and sequence of each ID. LAYOUT is a preset (twitter,
 // sonyflake, js-safe) or a key=value list (see ringflake.ParseLayout);
 // STRATEGY is a strategy string such as "ring,wait:5ms,error" (see

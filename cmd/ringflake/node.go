@@ -21,8 +21,10 @@ import (
 	"github.com/ringflake/ringflake/redislease"
 )
 
-const nodeHelp = `node id: N, env:VAR (decimal id in $VAR), ordinal[:HOST] (StatefulSet
-ordinal at the end of HOST, NAME-N; default this host's name), or a lease:
+const nodeHelp = `node id: local[:DIR] (the lowest id no other process of this host holds,
+locked in DIR, default ` + ringflake.DefaultLocalNodeDir + `), N, env:VAR (decimal id in
+$VAR), ordinal[:HOST] (StatefulSet ordinal at the end of HOST, NAME-N; default
+this host's name), or a lease:
 redis://[USER:PASS@]HOST[:PORT][/DB][?prefix=P&ttl=10s] (rediss:// for TLS) or
 etcd://HOST:PORT[,HOST:PORT...][?prefix=P&ttl=10s]. The first lease under a
 prefix, or after the server lost data, waits one TTL before it issues`
@@ -59,6 +61,8 @@ func resolveNode(ctx context.Context, spec string, l ringflake.Layout) (node, er
 		return redisNode(ctx, spec, l)
 	case strings.HasPrefix(spec, "etcd://"):
 		return etcdNode(ctx, spec, l)
+	case isLocal(spec):
+		return localNode(ctx, spec, l, -1)
 	case strings.HasPrefix(spec, "env:"):
 		name := strings.TrimPrefix(spec, "env:")
 		if name == "" {
