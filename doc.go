@@ -53,10 +53,16 @@
 // the module github.com/ringflake/ringflake/ringflakeprom exports them to
 // Prometheus. With a [MarkStore] ([FileMarkStore] by default) a generator
 // is safe across restarts, and with a [Lease] its node id comes from a
-// coordination service (modules redislease and etcdlease).
+// coordination service (modules redislease and etcdlease); a [LocalNode]
+// hands the processes of one host distinct node ids through file locks.
+//
+// One node id has one live generator: [New] refuses a second one on the
+// same node and layout in a process ([ErrNodeInUse]), and a
+// [FileMarkStore] serves one generator at a time ([ErrMarkInUse]).
 //
 // A Generator is safe for concurrent use by multiple goroutines. Layouts,
-// IDs and strategies are immutable values. The package keeps no global
-// state of its own and starts no goroutines at import; only
+// IDs and strategies are immutable values. The package's one piece of
+// process-wide state is the registry of live generators on the system
+// clock behind [ErrNodeInUse]; it starts no goroutines at import, and only
 // [PublishExpvar] writes to the process-wide expvar registry, when called.
 package ringflake
