@@ -71,12 +71,12 @@ type LocalNode struct {
 }
 
 // NewLocalNode returns a source that locks node ids in dir, or in
-// [DefaultLocalNodeDir] when dir is "". A dir that does not exist is
+// [DefaultLocalNodeDir] when dir is "". Another dir that does not exist is
 // created (with its parents) when an id is first asked for, with mode 0700:
 // private to the user who created it — make it group-writable, or
 // world-writable with the sticky bit, to share it between users.
 func NewLocalNode(dir string) *LocalNode {
-	if dir == "" {
+	if dir == "" || filepath.Clean(dir) == DefaultLocalNodeDir {
 		return &LocalNode{dir: DefaultLocalNodeDir, def: true}
 	}
 	return &LocalNode{dir: dir}

@@ -297,7 +297,7 @@ func (s *FileMarkStore) Hold(ctx context.Context) error {
 		lock := target + lockSuffix
 		f, err := lockFile(lock, os.O_RDWR, 0o644)
 		if err != nil {
-			return fmt.Errorf("ringflake: high-water mark file %s: lock %w", s.path, err)
+			return fmt.Errorf("ringflake: high-water mark file %s: lock file %w", s.path, err)
 		}
 		if f == nil {
 			return &MarkInUseError{Path: s.path, Lock: lock, PID: readPID(lock)}
