@@ -6,6 +6,7 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -196,4 +197,49 @@ func TestGenStateCrashLoop(t *testing.T) {
 func holds(path string, p *cliProcess) bool {
 	b, err := os.ReadFile(path + ".lock")
 	return err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(p.cmd.Process.Pid)
+}
+
+// A state file this process may not write — another user's, mode 0644 —
+// is refused before anything is written. Root may write anything, so as
+// root the CLI runs as nobody; otherwise the file is made read-only.
+func TestGenStateNotWritable(t *testing.T) {
+	base, err := os.MkdirTemp("", "ringflake-state-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(base) })
+	require.NoError(t, os.Chmod(base, 0o777|os.ModeSticky)) // nobody could write here, but not the file
+	state := filepath.Join(base, "node.mark")
+	require.NoError(t, ringflake.NewFileMarkStore(state).SaveMark(context.Background(), ringflake.Mark{Node: 4, Layout: "twitter"}))
+	require.NoError(t, os.Chmod(state, 0o644))
+	cmd := command(t, "gen", "-node", "4", "-state", state)
+	cmd.Dir = "/"
+	if os.Geteuid() == 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	} else {
+		require.NoError(t, os.Chmod(state, 0o444))
+	}
+	before, err := os.Stat(state)
+	require.NoError(t, err)
+	content, err := os.ReadFile(state)
+	require.NoError(t, err)
+
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 1, exit.ExitCode(), errOut.String())
+	assert.Empty(t, out.String())
+	assert.Equal(t, 1, strings.Count(errOut.String(), "\n"), "one line: %s", errOut.String())
+	assert.Contains(t, errOut.String(), state)
+
+	after, err := os.Stat(state)
+	require.NoError(t, err)
+	assert.True(t, os.SameFile(before, after), "not replaced")
+	assert.Equal(t, before.Mode(), after.Mode())
+	b, err := os.ReadFile(state)
+	require.NoError(t, err)
+	assert.Equal(t, content, b)
+	entries, err := os.ReadDir(base)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no lock or temporary file")
 }
