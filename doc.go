@@ -70,12 +70,18 @@
 // default) a generator is safe across restarts — a [Mark] tells the time a
 // crashed run reserved from a clock that stepped back — and with a [Lease]
 // its node id comes from a coordination service (modules redislease and
-// etcdlease).
+// etcdlease); a [LocalNode] hands the processes of one host distinct node
+// ids through file locks.
+//
+// One node id has one live generator: [New] refuses a second one on the
+// same node and layout in a process ([ErrNodeInUse]), and a
+// [FileMarkStore] serves one generator at a time ([ErrMarkInUse]).
 //
 // A Generator is safe for concurrent use by multiple goroutines, Close
 // included: calls in flight when it closes fail with [ErrClosed] or
 // return IDs that the exact mark Close saves covers. Layouts, IDs and
-// strategies are immutable values. The package starts no goroutines and
-// registers nothing at import; importing it links neither net/http nor
-// expvar.
+// strategies are immutable values. The package's one piece of
+// process-wide state is the registry of live generators on the system
+// clock behind [ErrNodeInUse]. It starts no goroutines and registers
+// nothing at import; importing it links neither net/http nor expvar.
 package ringflake

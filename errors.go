@@ -3,6 +3,8 @@ package ringflake
 import (
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -284,3 +286,114 @@ func (e *SerialFormatError) Error() string {
 
 // Is reports whether target is [ErrInvalidSerialFormat].
 func (e *SerialFormatError) Is(target error) bool { return target == ErrInvalidSerialFormat }
+// ErrNodeInUse is matched by the error [New] returns when another live
+// generator of this process, on the system clock, has the same node id
+// and layout: two generators on one node would issue the same IDs.
+// Details are in a [*NodeInUseError].
+var ErrNodeInUse = errors.New("ringflake: node id in use by another live generator")
+
+// NodeInUseError reports a node id that another live generator of this
+// process uses with the same layout. It matches [ErrNodeInUse].
+type NodeInUseError struct {
+	Node   int64
+	Layout string // as [Layout.String] writes it
+}
+
+func (e *NodeInUseError) Error() string {
+	return fmt.Sprintf("ringflake: node %d (layout %s) is in use by another live generator of this process: close it first, or give each generator its own node id",
+		e.Node, e.Layout)
+}
+
+// Is reports whether target is [ErrNodeInUse].
+func (e *NodeInUseError) Is(target error) bool { return target == ErrNodeInUse }
+
+// ErrMarkInUse is matched by the error a [FileMarkStore] returns when
+// another generator — in another process or in this one — holds its
+// file. Details are in a [*MarkInUseError].
+var ErrMarkInUse = errors.New("ringflake: high-water mark file in use by another generator")
+
+// MarkInUseError reports a mark file that another generator holds. It
+// matches [ErrMarkInUse].
+type MarkInUseError struct {
+	Path string // the mark file, as the store was given it
+	Lock string // the lock file next to the mark file's target
+	PID  int    // the holder's process id, as it recorded it in Lock; 0 if unknown
+}
+
+func (e *MarkInUseError) Error() string {
+	holder := "another process"
+	switch {
+	case e.PID == os.Getpid():
+		holder = "another generator of this process"
+	case e.PID > 0:
+		holder = "process " + strconv.Itoa(e.PID)
+	}
+	return fmt.Sprintf("ringflake: high-water mark file %s is in use by %s (lock %s): one file serves one running generator", e.Path, holder, e.Lock)
+}
+
+// Is reports whether target is [ErrMarkInUse].
+func (e *MarkInUseError) Is(target error) bool { return target == ErrMarkInUse }
+
+// LocalNodesFullError reports that every node id of a layout is held by
+// processes of this host in a [LocalNode]'s directory. It matches
+// [ErrNodeUnavailable].
+type LocalNodesFullError struct {
+	Dir   string // the lock directory
+	Nodes int64  // how many node ids the layout has
+}
+
+func (e *LocalNodesFullError) Error() string {
+	ids := fmt.Sprintf("all %d node ids of the layout are", e.Nodes)
+	if e.Nodes == 1 {
+		ids = "the layout's one node id is"
+	}
+	return fmt.Sprintf("ringflake: no node id available: %s held by processes of this host (lock files in %s)", ids, e.Dir)
+}
+
+// Is reports whether target is [ErrNodeUnavailable].
+func (e *LocalNodesFullError) Is(target error) bool { return target == ErrNodeUnavailable }
+
+// LocalNodeHeldError reports that the node id asked of
+// [LocalNode.Claim] is held by another process of this host (or another
+// LocalNode of this process). It matches [ErrNodeUnavailable].
+type LocalNodeHeldError struct {
+	Dir  string // the lock directory
+	Node int64
+}
+
+func (e *LocalNodeHeldError) Error() string {
+	return fmt.Sprintf("ringflake: no node id available: node %d is held by another process of this host, or another LocalNode of this one (lock file %s)", e.Node, localNodeFile(e.Dir, e.Node))
+}
+
+// Is reports whether target is [ErrNodeUnavailable].
+func (e *LocalNodeHeldError) Is(target error) bool { return target == ErrNodeUnavailable }
+
+// ErrMarkFileUnusable is matched by the errors of a [FileMarkStore] whose
+// path leads to something it must not use: not a regular file (a
+// directory, a named pipe, a device), or a file the process may not write
+// or whose mode lets nobody write it. Details are in a [*MarkFileError].
+var ErrMarkFileUnusable = errors.New("ringflake: high-water mark file unusable")
+
+// MarkFileError reports a mark file path a [FileMarkStore] refuses. It
+// matches [ErrMarkFileUnusable], and its cause through Unwrap (for example
+// [fs.ErrPermission]).
+type MarkFileError struct {
+	Path   string // the path as the store was given it
+	Target string // where its symbolic links lead, if elsewhere
+	Reason string
+	Err    error // the cause, or nil
+}
+
+func (e *MarkFileError) Error() string {
+	path := e.Path
+	if e.Target != "" {
+		path += " (-> " + e.Target + ")"
+	}
+	return fmt.Sprintf("ringflake: high-water mark file %s is unusable: %s", path, e.Reason)
+}
+
+// Is reports whether target is [ErrMarkFileUnusable].
+func (e *MarkFileError) Is(target error) bool { return target == ErrMarkFileUnusable }
+
+// Unwrap returns the cause.
+func (e *MarkFileError) Unwrap() error { return e.Err }

@@ -98,6 +98,12 @@ type Generator struct {
 //     or layout.
 //   - [ErrBelowExisting]: with [WithExistingID], the first ID could sort
 //     at or below the existing ID.
+//   - [ErrMarkInUse]: another generator holds the [FileMarkStore]'s file.
+//   - [ErrNodeInUse]: another live generator of this process, on the
+//     system clock, has node and an equal layout (generators on a clock
+//     given with [WithClock] are not checked, so tests can build many).
+//     [Generator.Close] frees the node; so does the garbage collector,
+//     once a generator that was not closed is unreachable.
 func New(node int64, opts ...Option) (*Generator, error) {
 	cfg := config{layout: TwitterLayout(), strategy: strategies.Default(), ahead: DefaultMarkAhead}
 	for _, o := range opts {
@@ -157,12 +163,19 @@ func New(node int64, opts ...Option) (*Generator, error) {
 	g.newest.Store(-1)
 	g.src.init(cfg.clock, now, l.epoch, l.unit, &g.stats, &g.newest)
 	g.waits.start = g.src.start
+	// The node first, so that a second generator on it is refused before
+	// it touches the mark store; then the mark.
+	if err := g.claimNode(); err != nil {
+		return nil, err
+	}
 	if cfg.marks != nil {
 		if err := g.openMark(cfg, l.Tick(now)); err != nil {
+			g.freeNode()
 			return nil, err
 		}
 	}
 	if err := g.checkExisting(&cfg, now); err != nil {
+		g.freeNode()
 		if g.mark != nil {
 			return nil, errors.Join(err, g.releaseMark())
 		}
@@ -271,10 +284,13 @@ func (g *Generator) NextN(ctx context.Context, ids []ID) (n int, err error) {
 // ahead mark, which is safe); a run that issued nothing leaves the mark of
 // nothing issued. It releases a [MarkHolder] store. Closing twice returns
 // nil the second time. It returns the store's error, or ctx's.
+// Close frees the node id for another generator of this process (see
+// [ErrNodeInUse]), also when it fails.
 func (g *Generator) Close(ctx context.Context) error {
 	if g.closed.Swap(true) {
 		return nil
 	}
+	defer g.freeNode() // after the seal: no call of this generator issues then
 	g.hmu.Lock()            // no later setHorizon raises it again: they see closed
 	g.horizon.Store(bottom) // every call now takes the slow path, which fails
 	g.hmu.Unlock()

@@ -15,8 +15,9 @@ import (
 // are what keep IDs of different generators apart: two generators that
 // share a layout must never use the same node id at the same time.
 //
-// Built in: [StaticNode], [EnvNode] and [OrdinalNode]. Leases on a
-// coordination service live in nested modules (see [Lease]).
+// Built in: [StaticNode], [EnvNode], [OrdinalNode], and [LocalNode],
+// which leases ids among the processes of one host through file locks.
+// Leases on a coordination service live in nested modules (see [Lease]).
 type NodeSource interface {
 	// NodeID returns a node id that fits l. Errors match
 	// [ErrNodeUnavailable] when the source has no id to give, and

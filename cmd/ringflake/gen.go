@@ -16,9 +16,9 @@ import (
 func gen(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("gen", stderr)
 	n := fs.Int("n", 1, "number of IDs to print")
-	nodeFlag := fs.String("node", "0", nodeHelp)
+	nodeFlag := fs.String("node", defaultNode, nodeHelp)
 	guard := fs.String("guard", "", guardHelp)
-	state := fs.String("state", "", "file keeping the high-water mark between runs, so that a restart never reissues an ID (with a fixed node id)")
+	state := fs.String("state", "", "file keeping the high-water mark between runs, so that a restart never reissues an ID (with a fixed or local node id; a local one takes the node the file was written for)")
 	layoutFlag := fs.String("layout", "twitter", "layout: twitter, sonyflake, js-safe, or key=value,... (see ringflake.ParseLayout)")
 	strategyFlag := fs.String("strategy", strategies.Default().String(), "rollback strategy, e.g. error, wait:5ms, logical:1s, ring, or a chain")
 	formatFlag := fs.String("format", "dec", formatHelp)

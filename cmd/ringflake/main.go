@@ -10,7 +10,8 @@
 //	ringflake plan -nodes N -rate R/s -years Y [-unit U] [-epoch T]
 //	ringflake migrate-check -from LAYOUT -to LAYOUT -at TIME
 //
-// gen prints COUNT new IDs, one per line. parse prints the time (RFC 3339,
+// gen prints COUNT new IDs, one per line, by default under a node id that
+// no other process of this host holds (-node local). parse prints the time (RFC 3339,
 // UTC), node and sequence of each ID. LAYOUT is a preset (twitter,
 // sonyflake, sonyflake-v2, discord, js-safe) or a key=value list (see
 // ringflake.ParseLayout);

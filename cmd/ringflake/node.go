@@ -24,8 +24,10 @@ import (
 	"github.com/ringflake/ringflake/strategies"
 )
 
-const nodeHelp = `node id: N, env:VAR (decimal id in $VAR), ordinal[:HOST] (StatefulSet
-ordinal at the end of HOST, NAME-N; default this host's name), or a lease:
+const nodeHelp = `node id: local[:DIR] (the lowest id no other process of this host holds,
+locked in DIR, default ` + ringflake.DefaultLocalNodeDir + `), N, env:VAR (decimal id in
+$VAR), ordinal[:HOST] (StatefulSet ordinal at the end of HOST, NAME-N; default
+this host's name), or a lease:
 redis://[USER:PASS@]HOST[:PORT][/DB][?prefix=P&ttl=10s&maxlead=1s] (rediss://
 for TLS) or etcd://HOST:PORT[,HOST:PORT...][?prefix=P&ttl=10s&maxlead=1s].
 maxlead is the longest any process of the prefix may run ahead of its clock
@@ -101,6 +103,13 @@ func resolveNode(ctx context.Context, f nodeFlags, l ringflake.Layout) (node, er
 			return node{}, err
 		}
 		return s.take(ctx, l, -1)
+	}
+	if isLocal(f.node) {
+		want := int64(-1) // the lowest free id, or the one the state file was written for
+		if n, ok := markNode(ctx, f.state, l); ok {
+			want = n
+		}
+		return localNode(ctx, f.node, l, want)
 	}
 	var guard *server
 	if f.guard != "" {

@@ -1,16 +1,14 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
 package main
 
 import (
 	"bufio"
 	"bytes"
-	"errors"
-	"fmt"
-	"os"
+	"context"
+	"io"
 	"os/exec"
-	"path/filepath"
-	"slices"
-	"strconv"
-	"sync"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,148 +17,96 @@ import (
 	"github.com/ringflake/ringflake"
 )
 
-// cli is the ringflake binary the tests that run processes start: built
-// once per test run, on first use, into a directory TestMain removes.
-var cli struct {
-	dir  string
-	once sync.Once
-	path string
-	err  error
+// processTimeout bounds every process a test starts: a hang guard, not a
+// timing.
+const processTimeout = 2 * time.Minute
+
+// cliProcess is a running CLI.
+type cliProcess struct {
+	cmd    *exec.Cmd
+	stdout *bufio.Reader // set by startCLI when it reads the output itself
+	out    bytes.Buffer  // the output, when the test waits for the process to end
+	errOut bytes.Buffer
 }
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ringflake-cli-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	cli.dir = dir
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// binary returns the path of the ringflake binary, building it first.
-func binary(t *testing.T) string {
+// command returns the CLI with args, bounded by processTimeout and killed
+// at the end of the test if it still runs.
+func command(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
-	cli.once.Do(func() {
-		cli.path = filepath.Join(cli.dir, "ringflake")
-		if out, err := exec.Command("go", "build", "-o", cli.path, ".").CombinedOutput(); err != nil {
-			cli.err = fmt.Errorf("go build: %w\n%s", err, out)
-		}
-	})
-	require.NoError(t, cli.err)
-	return cli.path
+	ctx, cancel := context.WithTimeout(context.Background(), processTimeout)
+	t.Cleanup(cancel)
+	return exec.CommandContext(ctx, cliBinary(t), args...)
 }
 
-// A child is a `ringflake gen` process a test started, and what it printed:
-// its IDs, parsed as they come, and its standard error once it exited.
-type child struct {
-	name string
-	cmd  *exec.Cmd
-	done chan struct{} // closed once the process exited and its output is read
-
-	mu     sync.Mutex
-	ids    []ringflake.ID
-	newest ringflake.ID
-	bad    string // the first line that is not an ID
-
-	stderr lockedBuffer
-	exit   int // the exit status, once done is closed; -1 when killed
-}
-
-// startGen starts `ringflake gen args...` and reads its IDs in the
-// background. The process is killed (by its PID) when the test ends, if
-// it is still running then.
-func startGen(t *testing.T, name string, args ...string) *child {
+// startCLI starts the CLI with args, collecting its output until it ends.
+func startCLI(t *testing.T, args ...string) *cliProcess {
 	t.Helper()
-	c := &child{name: name, done: make(chan struct{})}
-	c.cmd = exec.Command(binary(t), append([]string{"gen"}, args...)...)
-	c.cmd.Stderr = &c.stderr
-	stdout, err := c.cmd.StdoutPipe()
+	p := &cliProcess{cmd: command(t, args...)}
+	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.errOut
+	require.NoError(t, p.cmd.Start())
+	t.Cleanup(func() { p.stop() })
+	return p
+}
+
+// startIssuing starts a CLI that prints IDs until it is killed, and
+// returns once it has printed its first ID, which it returns too.
+func startIssuing(t *testing.T, args ...string) (*cliProcess, ringflake.ID) {
+	t.Helper()
+	p := &cliProcess{cmd: command(t, append([]string{"gen", "-n", "1000000000000"}, args...)...)}
+	stdout, err := p.cmd.StdoutPipe()
 	require.NoError(t, err)
-	require.NoError(t, c.cmd.Start(), "starting %s", name)
-	go func() {
-		defer close(c.done)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			id, err := strconv.ParseInt(sc.Text(), 10, 64)
-			c.mu.Lock()
-			if err != nil && c.bad == "" {
-				c.bad = sc.Text()
-			}
-			c.ids = append(c.ids, ringflake.ID(id))
-			c.newest = max(c.newest, ringflake.ID(id))
-			c.mu.Unlock()
-		}
-		var ee *exec.ExitError
-		if err := c.cmd.Wait(); errors.As(err, &ee) {
-			c.exit = ee.ExitCode()
-		}
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-c.done:
-		default:
-			_ = c.cmd.Process.Kill()
-			<-c.done
-		}
-	})
-	return c
+	p.cmd.Stderr = &p.errOut
+	require.NoError(t, p.cmd.Start())
+	t.Cleanup(func() { p.stop() })
+	p.stdout = bufio.NewReader(stdout)
+	line, err := p.stdout.ReadString('\n')
+	if err != nil {
+		p.stop() // before its stderr is read
+		require.NoError(t, err, "the CLI ended before it issued: %s", p.errOut.String())
+	}
+	id, err := ringflake.Parse(strings.TrimSpace(line))
+	require.NoError(t, err)
+	return p, id
 }
 
-// progress returns how many IDs c printed so far, and the greatest.
-func (c *child) progress() (n int, newest ringflake.ID) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.ids), c.newest
-}
-
-// wait waits for c to exit, at most within, and returns its exit status.
-func (c *child) wait(t *testing.T, within time.Duration) int {
+// kill ends p with SIGKILL, as kill -9 does: it saves and releases
+// nothing itself.
+func (p *cliProcess) kill(t *testing.T) {
 	t.Helper()
-	select {
-	case <-c.done:
-	case <-time.After(within):
-		t.Fatalf("%s (pid %d) did not exit within %v", c.name, c.cmd.Process.Pid, within)
-	}
-	require.Empty(t, c.bad, "%s printed a line that is not an ID", c.name)
-	return c.exit
+	require.NoError(t, p.cmd.Process.Kill())
+	p.stop()
 }
 
-// duplicates returns how many IDs of the children were printed more than
-// once, across all of them.
-func duplicates(children ...*child) (total, dups int) {
-	var all []ringflake.ID
-	for _, c := range children {
-		c.mu.Lock()
-		all = append(all, c.ids...)
-		c.mu.Unlock()
-	}
-	slices.Sort(all)
-	for i := 1; i < len(all); i++ {
-		if all[i] == all[i-1] {
-			dups++
+// stop kills p if it still runs and waits for it.
+func (p *cliProcess) stop() {
+	if p.cmd.ProcessState == nil {
+		_ = p.cmd.Process.Kill()
+		if p.stdout != nil {
+			_, _ = io.Copy(io.Discard, p.stdout)
 		}
+		_ = p.cmd.Wait()
 	}
-	return len(all), dups
 }
 
-// lockedBuffer is a bytes.Buffer that a process writes to while the test
-// reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+// wait waits for p to end and returns its exit status.
+func (p *cliProcess) wait(t *testing.T) int {
+	t.Helper()
+	err := p.cmd.Wait()
+	var exit *exec.ExitError
+	if err != nil {
+		require.ErrorAs(t, err, &exit)
+	}
+	return p.cmd.ProcessState.ExitCode()
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+// ids parses the IDs p printed.
+func (p *cliProcess) ids(t *testing.T) []ringflake.ID {
+	t.Helper()
+	var ids []ringflake.ID
+	for _, line := range strings.Fields(p.out.String()) {
+		id, err := ringflake.Parse(line)
+		require.NoError(t, err)
+		ids = append(ids, id)
+	}
+	return ids
 }
