@@ -286,6 +286,7 @@ func (e *SerialFormatError) Error() string {
 
 // Is reports whether target is [ErrInvalidSerialFormat].
 func (e *SerialFormatError) Is(target error) bool { return target == ErrInvalidSerialFormat }
+
 // ErrNodeInUse is matched by the error [New] returns when another live
 // generator of this process, on the system clock, has the same node id
 // and layout: two generators on one node would issue the same IDs.

@@ -290,7 +290,7 @@ func (g *Generator) Close(ctx context.Context) error {
 	if g.closed.Swap(true) {
 		return nil
 	}
-	defer g.freeNode() // after the seal: no call of this generator issues then
+	defer g.freeNode()      // after the seal: no call of this generator issues then
 	g.hmu.Lock()            // no later setHorizon raises it again: they see closed
 	g.horizon.Store(bottom) // every call now takes the slow path, which fails
 	g.hmu.Unlock()

@@ -58,4 +58,3 @@ type buildError struct {
 }
 
 func (e *buildError) Error() string { return "building the CLI: " + e.err.Error() + "\n" + e.out }
-
