@@ -20,8 +20,9 @@ var restartStart = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 // generator (%s: crash or clean) 5 ms later, under %d callers. With a
 // 100 ms mark interval the generator saves its mark whenever a call is
 // past half of it: New saves 100 ms, the calls at ticks 51, 102 and 153
-// save 151, 202 and 253 ms. The step leaves the clock at 185 ms at the
-// restart, 14 ms behind the newest ID (199 ms).
+// save 151, 202 and 253 ms, each with the newest it knew of then as the
+// mark's Since. The step leaves the clock at 185 ms at the restart, 14 ms
+// behind the newest ID (199 ms).
 const restartDuringStep = `
 start: 2026-11-22T12:00:00Z
 duration: 350ms
@@ -34,23 +35,32 @@ events:
 
 // Across a restart the new run starts after the mark the old one left:
 // the mark saved ahead after a crash, the newest ID after a clean restart.
-// Every strategy keeps its promises across it, monotonic ones stay
-// monotonic, and what the new run pays until the clock passes the mark is
-// in the report.
+// The part of the mark behind the clock that is also behind the mark's
+// Since is a rollback, which the strategy handles; the rest is the
+// previous run's reservation, which every strategy but a logical one
+// waits out. Every strategy keeps its promises across it, monotonic ones
+// stay monotonic, and what the new run pays until the clock passes the
+// mark is in the report.
 func TestRestartCarriesTheMark(t *testing.T) {
 	ms := time.Millisecond
 	for _, tc := range []struct {
-		name   string
-		kind   string
-		mark   time.Duration // the mark the new run loads, after the start
-		behind time.Duration
-		lead   time.Duration // logical:1s's largest lead
+		name     string
+		kind     string
+		mark     time.Duration // the mark the new run loads, after the start
+		since    time.Duration // its Since
+		behind   time.Duration
+		rollback time.Duration
+		lead     time.Duration // logical:1s's largest lead
 	}{
-		// The new run counts on from one tick past the mark.
-		{"crash", "crash", 253 * ms, 68 * ms, 69 * ms},
-		// The old run's lead through the step (tick 199 at 180 ms) is the
-		// larger.
-		{"clean", "clean", 199 * ms, 14 * ms, 19 * ms},
+		// The mark saved at tick 153 covers the clock (185 ms): the whole
+		// 68 ms are its reservation, although the old run issued up to
+		// 199 ms: the new run cannot tell those IDs from reserved time.
+		// It waits to one tick past the mark; logical counts on from there.
+		{"crash", "crash", 253 * ms, 153 * ms, 68 * ms, 0, 69 * ms},
+		// The exact mark is the newest ID: the new run is 14 ms behind
+		// it, a rollback. The old run's lead through the step (tick 199
+		// at 180 ms) is logical's larger lead.
+		{"clean", "clean", 199 * ms, 199 * ms, 14 * ms, 14 * ms, 19 * ms},
 	} {
 		for _, callers := range []int{1, 3} {
 			s := parse(t, fmt.Sprintf(restartDuringStep, callers, tc.kind))
@@ -68,26 +78,40 @@ func TestRestartCarriesTheMark(t *testing.T) {
 					assert.Equal(t, 205*ms, re.At)
 					assert.Equal(t, tc.kind == "clean", re.Clean)
 					assert.Equal(t, re.At, re.Resumed, "no call was under way")
+					assert.Zero(t, re.FailedStarts)
 					assert.True(t, restartStart.Add(tc.mark).Equal(re.Mark), "mark %v", re.Mark)
+					assert.True(t, restartStart.Add(tc.since).Equal(re.Since), "since %v", re.Since)
 					assert.Equal(t, tc.behind, re.Behind)
+					assert.Equal(t, tc.rollback, re.Rollback)
+					assert.Equal(t, tc.behind-tc.rollback, re.Reservation)
 					assert.Zero(t, re.Abandoned)
 					assert.Zero(t, re.Duplicates)
+					wait := time.Duration(0) // the reservation wait: to the tick after the mark
+					if re.Reservation > 0 {
+						wait = re.Reservation + ms
+					}
 					switch st.String() {
 					case "logical:1s":
 						// It counts on from the mark, within its lead.
 						assert.Zero(t, re.Failed)
 						assert.True(t, r.Available())
 						assert.Equal(t, tc.lead, r.MaxLead)
+						assert.Zero(t, re.ReservationWait, "it borrows across the reservation")
 					case "wait:5ms", "ring,wait:5ms,error":
 						// They fail until the clock is within 5 ms of the
-						// mark, then wait for it, and for the tick after it.
-						assert.Equal(t, int64(callsPerMs*(tc.behind-5*ms)/ms), re.Failed)
-						assert.Equal(t, 6*ms, re.MaxStall)
+						// mark's Since, then wait for it, and for the tick
+						// after it; or wait out the reservation.
+						assert.Equal(t, int64(callsPerMs*max(tc.rollback-5*ms, 0)/ms), re.Failed)
+						assert.Equal(t, max(wait, min(tc.rollback, 5*ms)+ms), re.MaxStall)
+						assert.Equal(t, wait, re.ReservationWait)
+						assert.Equal(t, wait, r.MaxReservationWait)
 					default:
-						// error fails until the clock passes the mark; so
-						// does the ring, which forgot its spare capacity.
-						assert.Equal(t, int64(callsPerMs*tc.behind/ms), re.Failed)
-						assert.Equal(t, ms, re.MaxStall, "the mark's own tick is used up")
+						// error fails until the clock passes Since; so does
+						// the ring, which forgot its spare capacity. Then
+						// they wait out the reservation, if any.
+						assert.Equal(t, int64(callsPerMs*tc.rollback/ms), re.Failed)
+						assert.Equal(t, max(wait, ms), re.MaxStall, "the mark's own tick is used up")
+						assert.Equal(t, wait, re.ReservationWait)
 					}
 				})
 			}
