@@ -3,6 +3,7 @@ package scenario_test
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -243,15 +244,17 @@ func TestMarkAheadWithoutRestart(t *testing.T) {
 // mark intervals leave a save 50 ticks or more to complete: see the
 // package documentation.)
 func TestRestartReplaysAreDeterministic(t *testing.T) {
-	files, err := filepath.Glob("../scenarios/*restart*.yaml")
+	files, err := filepath.Glob("../scenarios/*.yaml")
 	require.NoError(t, err)
-	require.Len(t, files, 2)
 	var all []*scenario.Scenario
 	for _, f := range files {
 		s, err := scenario.ReadFile(f)
 		require.NoError(t, err)
-		all = append(all, s)
+		if slices.ContainsFunc(s.Events, func(ev scenario.Event) bool { return ev.Kind == scenario.Restart }) {
+			all = append(all, s)
+		}
 	}
+	require.Len(t, all, 4, "the shipped scenarios with restarts")
 	all = append(all, parse(t, fmt.Sprintf(restartDuringStep, 3, "crash")), parse(t, fmt.Sprintf(waitDuringCrash, 4, "crash")))
 	const replays = 5
 	for _, s := range all {
@@ -264,4 +267,73 @@ func TestRestartReplaysAreDeterministic(t *testing.T) {
 			})
 		}
 	}
+}
+
+// A process that crashes again and again during a rollback: each restart
+// reports the true lead of the mark over the clock, and a run that issues
+// nothing past the mark leaves it where it was, however often it crashes.
+// A logical run borrows one tick past the mark and saves the next mark
+// ahead of it, within its lead plus the interval.
+func TestCrashLoopReportsTheTrueLead(t *testing.T) {
+	ms := time.Millisecond
+	s, err := scenario.ReadFile("../scenarios/crash-loop-during-rollback.yaml")
+	require.NoError(t, err)
+	const step = -150 * time.Millisecond
+	for _, st := range scenario.Builtin() {
+		t.Run(st.String(), func(t *testing.T) {
+			r := replay(t, s, st)
+			assert.True(t, r.OK(), "%v", r.Problems())
+			require.Len(t, r.Restarts, 5)
+			first := r.Restarts[0]
+			assert.True(t, restartStart.Add(355*ms).Equal(first.Mark), "the mark saved at tick 255: %v", first.Mark)
+			for i, re := range r.Restarts {
+				wall := restartStart.Add(re.At + step) // the wall clock at the restart
+				assert.Equal(t, re.Mark.Sub(wall), re.Behind, "restart %d: the lead of the mark over the clock", i)
+				assert.Equal(t, re.Since.Sub(wall), re.Rollback, "restart %d: behind Since", i)
+				assert.True(t, first.Since.Equal(re.Since), "restart %d: no run knew of anything newer", i)
+				if st.String() != "logical:1s" {
+					assert.True(t, first.Mark.Equal(re.Mark), "restart %d: the mark did not move: %v", i, re.Mark)
+					continue
+				}
+				if i > 0 {
+					prev := r.Restarts[i-1].Mark
+					assert.Equal(t, s.MarkAhead+ms, re.Mark.Sub(prev), "restart %d: one tick past the mark, saved 100 ms ahead", i)
+				}
+				assert.LessOrEqual(t, re.Behind, strategies.DefaultLead+s.MarkAhead)
+			}
+		})
+	}
+}
+
+// A new process cannot start while the clock reads before the layout's
+// epoch: every call while it is down starts it again and fails, and the
+// run resumes when the clock comes back.
+func TestRestartBeforeTheEpoch(t *testing.T) {
+	ms := time.Millisecond
+	s, err := scenario.ReadFile("../scenarios/restart-while-before-epoch.yaml")
+	require.NoError(t, err)
+	for _, st := range scenario.Builtin() {
+		t.Run(st.String(), func(t *testing.T) {
+			r := replay(t, s, st)
+			assert.True(t, r.OK(), "%v", r.Problems())
+			require.Len(t, r.Restarts, 1)
+			re := r.Restarts[0]
+			const down = 800 // ms between the crash and the step back to after the epoch
+			assert.Equal(t, int64(1+5*down), re.FailedStarts, "at the restart, and for each call while down")
+			assert.Equal(t, int64(5*down), re.Failed)
+			assert.Equal(t, int64(5*down), r.Errors["before_epoch"])
+			assert.Equal(t, 1500*ms, re.Resumed, "when the clock came back")
+			assert.Zero(t, re.Behind, "the clock came back past the mark")
+			assert.Equal(t, r.Calls, r.Issued+r.Errors.Total())
+			assert.Equal(t, s.Calls(), r.Calls)
+		})
+	}
+	// Without load nothing starts the process again: it never resumes.
+	quiet := parse(t, "start: 2025-01-01T00:00:00.300Z\nlayout: js-safe\nduration: 1s\nevents:\n"+
+		"  - {at: 100ms, step: -1s}\n  - {at: 200ms, restart: crash}\n  - {at: 500ms, step: 1s}\n")
+	r := replay(t, quiet, strategies.Default())
+	require.Len(t, r.Restarts, 1)
+	assert.Equal(t, -time.Duration(1), r.Restarts[0].Resumed)
+	assert.Equal(t, int64(1), r.Restarts[0].FailedStarts)
+	assert.Contains(t, r.Restarts[0].String(), "never resumed")
 }
