@@ -54,8 +54,18 @@
 // most) or, for available, true (no errors) or false (some errors); the
 // fields are those of [Bound].
 //
+// Scenario files come from pull requests, so a file is untrusted input
+// with limits, each checked before anything is expanded or allocated: at
+// most [MaxFileSize] bytes (1 MiB; [ReadFile] reads no more, so an endless
+// stream is refused too), [MaxEvents] events, [MaxBursts] bursts,
+// expectations for [MaxExpectations] strategies (a YAML alias counting as
+// often as it is used), [MaxGoroutines] callers and [MaxCalls] calls.
+// Parsing takes time and memory in proportion to the file's size, and a
+// replay in proportion to its calls.
+//
 // Every error about a file is an [*Error] that names the file, the line and
-// the field, and matches [ErrInvalid]: unknown fields and events, values of
+// the field, and matches [ErrInvalid]: a file over a limit (naming the
+// limit), unknown fields and events, values of
 // the wrong type, bad times and durations, negative durations where they
 // make no sense, events after the end, a second YAML document, unknown
 // strategies (also matching strategies.ErrInvalidStrategy), layouts
@@ -195,5 +205,5 @@
 // A broken promise is a [Violation] in the report.
 //
 // Replays are fast: every shipped scenario against every built-in strategy
-// takes well under a second. A scenario may make at most [MaxCalls] calls.
+// takes well under a second; [MaxCalls] calls take a second or two.
 package scenario
