@@ -152,8 +152,10 @@ type engine struct {
 
 	stops    []stop // instants the scheduler stops at, in order
 	nextStop int
-	streams  []stream
-	workers  []*worker
+	due      *dueQueue        // the calls of the load not made yet
+	workers  []*worker        // in number order
+	sleepers minHeap[sleeper] // callers waiting in After
+	idle     minHeap[int]     // numbers of the callers not making a call
 	current  *worker
 	busy     int   // callers making a call
 	starts   int64 // calls started so far
@@ -171,6 +173,7 @@ type engine struct {
 }
 
 type worker struct {
+	n         int // its number, from 0
 	resume    chan struct{}
 	trace     calltrace.Call  // what the call under way waited for, by cause
 	ctx       context.Context // the run's context, carrying trace
@@ -178,8 +181,9 @@ type worker struct {
 	busy      bool            // making a call
 	sleeping  bool            // waiting in After until wakeAt
 	wakeAt    time.Duration
-	abandoned bool // its call was under way when the process crashed: it ends in the dead generator
-	handBack  bool // the crash is being handled on another caller's turn: hand the turn back once the call ended
+	sleepGen  uint64 // counts its sleeps, to tell stale entries of sleepers
+	abandoned bool   // its call was under way when the process crashed: it ends in the dead generator
+	handBack  bool   // the crash is being handled on another caller's turn: hand the turn back once the call ended
 }
 
 // stop is an instant the clock must pass through on its own: an event
@@ -274,18 +278,20 @@ func newEngine(ctx context.Context, s *Scenario, strategy strategies.Strategy, o
 	slices.SortStableFunc(e.stops, func(a, b stop) int { return cmp.Compare(a.at, b.at) })
 	e.mergeStops()
 
-	var err error
-	if e.streams, err = s.calls(); err != nil {
+	streams, err := s.calls()
+	if err != nil {
 		return nil, err
 	}
+	e.due = newDueQueue(streams)
 	// Every call may issue an ID: room for all of them at once, rather
 	// than growing the slice by doubling (which, at MaxCalls, allocates
 	// several times what it keeps).
 	e.ids = make([]issued, 0, s.Calls())
 	e.workers = make([]*worker, s.goroutines())
 	for i := range e.workers {
-		e.workers[i] = &worker{resume: make(chan struct{})}
+		e.workers[i] = &worker{n: i, resume: make(chan struct{})}
 	}
+	e.sleepers, e.idle = newSleepers(), newIdle(len(e.workers))
 	e.wall = e.clk.Wall()
 	e.mark(l.Tick(e.wall))
 	if s.keepsMark() {
@@ -411,41 +417,38 @@ func (e *engine) next() *worker {
 		if w := e.current; w != nil && w.abandoned {
 			return w
 		}
-		if e.pending >= 0 && !e.anyBusy() {
+		if e.pending >= 0 && e.busy == 0 {
 			e.restart()
 		}
-		var sleeper, idle *worker
-		for _, w := range e.workers {
-			switch {
-			case w.sleeping:
-				if sleeper == nil || w.wakeAt < sleeper.wakeAt {
-					sleeper = w
-				}
-			case !w.busy && idle == nil:
-				idle = w
+		var sleeper *worker
+		for e.sleepers.len() > 0 && sleeper == nil {
+			if top := e.sleepers.top(); top.w.sleeping && top.w.sleepGen == top.gen {
+				sleeper = top.w
+			} else {
+				e.sleepers.pop() // stale
 			}
 		}
 		var (
 			due time.Duration
-			st  *stream
+			st  bool // a call is due and a caller is idle
 		)
-		if idle != nil && !e.cancelled && e.pending < 0 {
+		if e.idle.len() > 0 && !e.cancelled && e.pending < 0 {
 			if e.callN%1024 == 0 && e.ctx.Err() != nil {
 				e.cancelled = true
 			} else {
-				due, st = e.peek()
+				due, st = e.due.peek()
 			}
 		}
 		// A call due in the past can only start now, so a caller waking
 		// now goes first: otherwise late calls could use up the tick it
 		// waited for, and it would wait again.
-		wake := sleeper != nil && (st == nil || sleeper.wakeAt <= max(due, e.mono))
+		wake := sleeper != nil && (!st || sleeper.wakeAt <= max(due, e.mono))
 		if e.nextRe < len(e.restarts) && e.pending < 0 && !e.cancelled {
 			at := time.Duration(math.MaxInt64)
 			switch {
 			case wake:
 				at = sleeper.wakeAt
-			case st != nil:
+			case st:
 				at = max(due, e.mono)
 			}
 			if ev := e.restarts[e.nextRe]; ev.At <= at {
@@ -457,13 +460,15 @@ func (e *engine) next() *worker {
 		}
 		switch {
 		case wake:
+			e.sleepers.pop()
 			e.advance(sleeper.wakeAt)
 			sleeper.sleeping = false
 			e.current = sleeper
 			return sleeper
-		case st != nil:
-			st.i++
+		case st:
+			e.due.take()
 			e.advance(due) // a call due while every caller was busy starts now
+			idle := e.workers[e.idle.pop()]
 			idle.busy = true
 			e.busy++
 			e.starts++
@@ -475,25 +480,6 @@ func (e *engine) next() *worker {
 		}
 		return nil
 	}
-}
-
-// anyBusy reports whether a caller is making a call.
-func (e *engine) anyBusy() bool {
-	return slices.ContainsFunc(e.workers, func(w *worker) bool { return w.busy })
-}
-
-// peek returns the due time of the next call and its stream, or nil.
-func (e *engine) peek() (time.Duration, *stream) {
-	var (
-		best time.Duration
-		bst  *stream
-	)
-	for i := range e.streams {
-		if at, ok := e.streams[i].peek(); ok && (bst == nil || at < best) {
-			best, bst = at, &e.streams[i]
-		}
-	}
-	return best, bst
 }
 
 // advance moves the clock to true time t, stopping at every stop on the way.
@@ -579,6 +565,8 @@ func (c engineClock) After(d time.Duration) <-chan time.Time {
 	if d > 0 {
 		w := e.current
 		w.sleeping, w.wakeAt = true, e.mono+min(d, math.MaxInt64-e.mono)
+		w.sleepGen++
+		e.sleepers.push(sleeper{at: w.wakeAt, w: w, gen: w.sleepGen})
 		if next := e.next(); next != w {
 			next.resume <- struct{}{}
 			<-w.resume
@@ -599,8 +587,7 @@ func (e *engine) call(w *worker) bool {
 	e.callN++
 	n := e.callN
 	if e.gen == nil && !e.down(n) {
-		w.busy = false
-		e.busy--
+		e.ended(w)
 		e.rep.Calls++
 		return false
 	}
@@ -613,8 +600,7 @@ func (e *engine) call(w *worker) bool {
 
 	id, err := e.next1(w)
 
-	w.busy = false
-	e.busy--
+	e.ended(w)
 	r, p := e.rep, e.promise
 	r.Calls++
 	if w.abandoned {
@@ -693,6 +679,13 @@ func (e *engine) call(w *worker) bool {
 		bk.Count++
 	}
 	return false
+}
+
+// ended marks w idle: its call ended.
+func (e *engine) ended(w *worker) {
+	w.busy = false
+	e.busy--
+	e.idle.push(w.n)
 }
 
 // next1 asks the running generator for an ID, as caller w, with a context

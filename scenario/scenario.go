@@ -429,16 +429,20 @@ type stream struct {
 	start    time.Duration
 	num, den int64
 	count, i int64
+	next     time.Duration // when call i is due, once advance reported it
 }
 
-func (st *stream) peek() (time.Duration, bool) {
+// advance sets next to the instant call i is due, and reports whether
+// there is such a call.
+func (st *stream) advance() bool {
 	if st.i >= st.count {
-		return 0, false
+		return false
 	}
-	if st.num == 0 {
-		return st.start, true
+	st.next = st.start
+	if st.num != 0 {
+		st.next += time.Duration(mulDiv(st.i, st.num, st.den))
 	}
-	return st.start + time.Duration(mulDiv(st.i, st.num, st.den)), true
+	return true
 }
 
 // mulDiv returns a*b/c for non-negative a, b and positive c with a < c or
