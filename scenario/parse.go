@@ -65,22 +65,44 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		return nil, tooLarge(file, fmt.Sprintf("%d bytes", len(data)))
 	}
 	p := &parser{s: &Scenario{File: file, Comment: headComment(data), lines: map[string]int{}}}
-	if err := p.check(data); err != nil {
-		return nil, err
-	}
-	// The document has the format's shape, within the limits: decoding
-	// it, aliases expanded, takes work in proportion to them.
-	var f fileScenario
+	doc := fileDoc{p: p}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		var te *yaml.TypeError
-		if errors.As(err, &te) {
-			return nil, p.typeError(te)
+	err := dec.Decode(&doc)
+	var te *yaml.TypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return nil, &Error{File: file, Reason: "empty file; want a mapping with at least start and duration"}
+	case errors.As(err, &te):
+		return nil, p.typeError(te)
+	case err != nil:
+		var se *Error
+		if errors.As(err, &se) {
+			return nil, se
 		}
 		return nil, p.yamlError(err)
+	case p.rootLine == 0: // a document of nothing
+		return nil, &Error{File: file, Line: 1, Reason: "want a mapping of fields such as start, duration, load, events; got nothing"}
 	}
-	if err := p.build(&f); err != nil {
+	// A file is one scenario: a second YAML document (after "---") would
+	// otherwise be ignored without a word. Empty ones, as a trailing
+	// "---" makes, are harmless.
+	for {
+		var more yaml.Node
+		err := dec.Decode(&more)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, p.yamlError(err)
+		}
+		if len(more.Content) > 0 && more.Content[0].ShortTag() != "!!null" {
+			return nil, &Error{File: file, Line: more.Line,
+				Reason: "a second YAML document; a scenario file holds one scenario (put each in a file of its own)"}
+		}
+	}
+	f := &doc.f
+	if err := p.build(f); err != nil {
 		return nil, err
 	}
 	if p.s.Name == "" {
@@ -176,40 +198,41 @@ type keyAt struct {
 	name, path string
 }
 
-// check parses data into a YAML node tree and checks it before anything
-// is decoded from it: one document, a mapping of the format's shape.
-func (p *parser) check(data []byte) error {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
-		return p.yamlError(err)
+// fileDoc is what Parse decodes a document into: its UnmarshalYAML sees
+// the document's mapping before YAML decodes anything from it.
+type fileDoc struct {
+	p *parser
+	f fileScenario
+}
+
+// UnmarshalYAML checks the document's mapping (shape), then decodes it
+// into d.f. It has the signature of yaml's older Unmarshaler, which YAML
+// still calls: decode decodes with the Decoder's own options, KnownFields
+// included, where yaml.Node.Decode would not.
+func (d *fileDoc) UnmarshalYAML(decode func(any) error) error {
+	var root nodeOf
+	if err := decode(&root); err != nil {
+		return err
 	}
-	// A file is one scenario: a second YAML document (after "---") would
-	// otherwise be ignored without a word. Empty ones, as a trailing
-	// "---" makes, are harmless.
-	for {
-		var more yaml.Node
-		err := dec.Decode(&more)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return p.yamlError(err)
-		}
-		if len(more.Content) > 0 && more.Content[0].ShortTag() != "!!null" {
-			return &Error{File: p.s.File, Line: more.Line,
-				Reason: "a second YAML document; a scenario file holds one scenario (put each in a file of its own)"}
-		}
+	p := d.p
+	if root.n.Kind != yaml.MappingNode {
+		return p.errf(root.n, "", nil, "want a mapping of fields such as start, duration, load, events; got %s", describe(root.n))
 	}
-	if len(doc.Content) == 0 {
-		return &Error{File: p.s.File, Reason: "empty file; want a mapping with at least start and duration"}
+	p.rootLine = root.n.Line
+	if err := p.shape(root.n, "", reflect.TypeFor[fileScenario]()); err != nil {
+		return err
 	}
-	root := resolve(doc.Content[0])
-	if root.Kind != yaml.MappingNode {
-		return p.errf(root, "", nil, "want a mapping of fields such as start, duration, load, events; got %s", describe(root))
-	}
-	p.rootLine = root.Line
-	return p.shape(root, "", reflect.TypeFor[fileScenario]())
+	// The document has the format's shape, within the limits: decoding
+	// it, aliases expanded, takes work in proportion to them.
+	return decode(&d.f)
+}
+
+// nodeOf takes a node as it is.
+type nodeOf struct{ n *yaml.Node }
+
+func (c *nodeOf) UnmarshalYAML(n *yaml.Node) error {
+	c.n = n
+	return nil
 }
 
 // shape checks node n at path against type t of the file format before
