@@ -318,12 +318,12 @@ func writeTable(w io.Writer, outcomes []replayOutcome) error {
 			if !r.OK() {
 				result = "FAIL"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Strategy, r.Issued, r.Duplicates,
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(r.Scenario), cell(r.Strategy), r.Issued, r.Duplicates,
 				r.OutOfOrder, r.Errors, short(r.MaxStall), short(r.MaxStrategyWait), short(r.MaxQueue), short(r.MaxReservationWait),
 				short(r.MaxLead), short(r.MaxLag), short(r.Borrowed), result)
 		}
 		if o.err != nil {
-			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\tERROR\n", o.name(), cmp.Or(o.strategy, "-"))
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\tERROR\n", cell(o.name()), cell(cmp.Or(o.strategy, "-")))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -335,7 +335,7 @@ func writeTable(w io.Writer, outcomes []replayOutcome) error {
 	for _, o := range outcomes {
 		for _, r := range o.reports {
 			for _, p := range r.Problems() {
-				if _, err := fmt.Fprintf(w, "FAIL %s [%s]: %s\n", r.Scenario, r.Strategy, p); err != nil {
+				if _, err := fmt.Fprintf(w, "FAIL %s [%s]: %s\n", cell(r.Scenario), r.Strategy, p); err != nil {
 					return err
 				}
 			}
@@ -367,7 +367,7 @@ func writeRestarts(w io.Writer, outcomes []replayOutcome) error {
 				if re.Resumed >= 0 {
 					resumed = short(re.Resumed)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%d\n", r.Scenario, r.Strategy, kind, short(re.At), resumed,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%d\n", cell(r.Scenario), cell(r.Strategy), kind, short(re.At), resumed,
 					re.FailedStarts, short(re.Behind), short(re.Rollback), short(re.Reservation), re.Abandoned, re.Failed, short(re.MaxStall),
 					short(re.ReservationWait), re.Duplicates)
 			}
@@ -377,6 +377,17 @@ func writeRestarts(w io.Writer, outcomes []replayOutcome) error {
 		return nil
 	}
 	return tw.Flush()
+}
+
+// cell is a name as the tables print it: a scenario's name can be as long
+// as its file, so a long one is cut to 48 characters, marked with "…";
+// the JSON output has it whole.
+func cell(name string) string {
+	const most = 48
+	if r := []rune(name); len(r) > most {
+		return string(r[:most-1]) + "…"
+	}
+	return name
 }
 
 // short prints a duration for the table: 0 as "0", sub-millisecond
