@@ -403,11 +403,13 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 			g.claimReport(c, s, e)
 		}
 		var (
-			sleep time.Duration
-			err   error
+			sleep   time.Duration
+			err     error
+			blocked bool // the plan that asks for sleep could not issue within the previous run's reservation
 		)
 		for i, step := range g.steps {
 			p := step.Decide(s)
+			blocked = false
 			if !p.IsPass() {
 				c.step = i
 			}
@@ -423,6 +425,7 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 					}
 					v, ok = g.ring.take(from, min(limit, g.hardTick()), newest)
 				}
+				blocked = !ok && g.mark != nil && min(limit, g.hardTick()) <= g.mark.reserved
 				if ok {
 					if i == 0 && c.waited == 0 && g.stable {
 						g.lane.set(now, newest, from, limit)
@@ -474,9 +477,12 @@ func (g *Generator) resolve(ctx context.Context, c *call, e, now, newest int64) 
 		}
 		if t := c.trace; t != nil {
 			switch {
-			case asked:
+			case asked && !blocked:
 				t.Strategy += sleep
-			case reserved:
+			case asked || reserved:
+				// A strategy that asks for a sleep because the
+				// reservation is in the way of its range (a logical one
+				// whose lead does not reach past it) waits for it too.
 				t.Reservation += sleep
 			default:
 				t.Capacity += sleep
