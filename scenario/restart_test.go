@@ -337,3 +337,29 @@ func TestRestartBeforeTheEpoch(t *testing.T) {
 	assert.Equal(t, int64(1), r.Restarts[0].FailedStarts)
 	assert.Contains(t, r.Restarts[0].String(), "never resumed")
 }
+
+// A logical strategy borrows across the previous run's reservation only
+// within its lead: when the tick after the mark is further ahead of the
+// clock than that (the mark saved 1 s ahead, the clock stepped back
+// 50 ms), it sleeps tick by tick until it is not. Those sleeps are the
+// reservation's, not the strategy's: its promise allows no stall.
+func TestLogicalWaitsForAReservationBeyondItsLead(t *testing.T) {
+	ms := time.Millisecond
+	s := parse(t, `
+start: 2026-11-22T12:00:00Z
+duration: 99ms
+load: {rate: 4/ms}
+events:
+  - {at: 11ms, step: -50ms}
+  - {at: 23ms, restart: crash}
+`)
+	r := replay(t, s, strategies.Logical(time.Second))
+	assert.True(t, r.OK(), "%v", r.Problems())
+	require.Len(t, r.Restarts, 1)
+	re := r.Restarts[0]
+	assert.True(t, restartStart.Add(time.Second).Equal(re.Mark), "the mark New saved: %v", re.Mark)
+	assert.Equal(t, 27*ms, re.Rollback, "behind Since, the start")
+	assert.Zero(t, r.MaxStrategyWait)
+	assert.Equal(t, 28*ms, re.ReservationWait, "until the tick after the mark is within the lead of the clock")
+	assert.Equal(t, re.ReservationWait, r.MaxStall)
+}
