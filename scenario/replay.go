@@ -63,10 +63,13 @@ func withSlowSaves(f func()) Option {
 //
 // Errors: those of [Scenario.Validate] (matching [ErrInvalid]);
 // strategies.ErrInvalidStrategy when strategy is nil or does not fit the
-// layout; an [*Error] about the start or a restart event, matching
-// [ErrInvalid] and the generator's error, should a generator fail to start
-// (Validate keeps the clock within the layout, so it should not);
-// ctx.Err() when ctx ends first, which stops the replay within 1024 calls.
+// layout; an [*Error] about the start, matching [ErrInvalid] and the
+// generator's error, should the first generator fail to start (Validate
+// keeps the clock at the start within the layout, so it should not; a
+// restart's generator that fails to start is replayed, see the package
+// documentation), or about a restart event whose old generator fails to
+// close; ctx.Err() when ctx ends first, which stops the replay within 1024
+// calls.
 func Replay(ctx context.Context, s *Scenario, strategy strategies.Strategy, opts ...Option) (*Report, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
