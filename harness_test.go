@@ -78,7 +78,7 @@ type checker struct {
 	floor      int64         // tick of the mark the generator started from: it must issue only after it
 	since      int64         // tick of the mark's Since: between it and floor the previous run reserved time
 	markAhead  time.Duration // WithMarkAhead of restarted generators; 0: the default
-	process    *process // the running generator's access to the mark store
+	process    *process      // the running generator's access to the mark store
 	seen       map[ringflake.ID]bool
 	last       ringflake.ID
 	newest     int64      // greatest tick issued so far, -1 before the first
