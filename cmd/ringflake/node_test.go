@@ -143,7 +143,9 @@ func TestGenState(t *testing.T) {
 
 	mark, err := ringflake.NewFileMarkStore(state).LoadMark(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, second[len(second)-1].Time(ringflake.TwitterLayout()), mark, "a clean exit saves the exact mark")
+	last := second[len(second)-1].Time(ringflake.TwitterLayout())
+	assert.Equal(t, ringflake.Mark{Limit: last, Since: last, Node: 3, Layout: ringflake.TwitterLayout().String()}, mark,
+		"a clean exit saves the exact mark")
 
 	require.NoError(t, os.WriteFile(state, []byte("damaged\n"), 0o600))
 	code, _, errOut := runCLI("gen", "-node", "3", "-state", state)
