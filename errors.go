@@ -3,6 +3,9 @@ package ringflake
 import (
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ringflake/ringflake/strategies"
@@ -96,11 +99,15 @@ type SyntaxError struct {
 	Reason string
 }
 
-func (e *SyntaxError) Error() string {
-	if e.Offset >= 0 {
-		return fmt.Sprintf("ringflake: invalid ID %q: %s at offset %d", e.Input, e.Reason, e.Offset)
+func (e *SyntaxError) Error() string { return textError("invalid ID", e.Input, e.Reason, e.Offset) }
+
+// textError is the message of an error about text: what is wrong, the
+// text quoted, why, and at which byte offset when it is not -1.
+func textError(what, text, reason string, offset int) string {
+	if offset >= 0 {
+		return fmt.Sprintf("ringflake: %s %q: %s at offset %d", what, text, reason, offset)
 	}
-	return fmt.Sprintf("ringflake: invalid ID %q: %s", e.Input, e.Reason)
+	return fmt.Sprintf("ringflake: %s %q: %s", what, text, reason)
 }
 
 // Is reports whether target is [ErrInvalidID].
@@ -113,7 +120,7 @@ type EncodingError struct {
 }
 
 func (e *EncodingError) Error() string {
-	return fmt.Sprintf("ringflake: unknown encoding %q: want dec, hex, base32, base58, base62 or base64", e.Name)
+	return fmt.Sprintf("ringflake: unknown encoding %q: want %s", e.Name, encodingNames())
 }
 
 // Is reports whether target is [ErrInvalidEncoding].
@@ -190,3 +197,204 @@ func (e *MarkMismatchError) Is(target error) bool { return target == ErrMarkMism
 
 // ErrClosed is returned by [Generator.Next] after [Generator.Close].
 var ErrClosed = errors.New("ringflake: generator closed")
+
+// ErrBelowExisting is matched by the error [New] returns, with
+// [WithExistingID], when the generator's first ID could sort at or below
+// the greatest ID already in use: a new layout, epoch or node whose IDs
+// would break ORDER BY id. Details are in an [*ExistingIDError].
+var ErrBelowExisting = errors.New("ringflake: new IDs would not sort above the existing ones")
+
+// ExistingIDError reports that a generator's first ID would not sort above
+// an existing ID. It matches [ErrBelowExisting].
+type ExistingIDError struct {
+	Existing ID        // the ID given to WithExistingID
+	First    ID        // the smallest ID the generator could issue first
+	At       time.Time // the start of First's tick
+}
+
+func (e *ExistingIDError) Error() string {
+	return fmt.Sprintf("%v: the first ID could be %d (%s), not above the existing %d",
+		ErrBelowExisting, e.First, e.At.UTC().Format(time.RFC3339Nano), e.Existing)
+}
+
+// Is reports whether target is [ErrBelowExisting].
+func (e *ExistingIDError) Is(target error) bool { return target == ErrBelowExisting }
+
+// ErrInvalidDemand is matched by errors about a [Demand] that cannot be
+// planned for: no nodes, a rate or lifetime that is not positive, a unit
+// that is not a whole number of milliseconds. Details are in a
+// [*DemandError].
+var ErrInvalidDemand = errors.New("ringflake: invalid demand")
+
+// DemandError reports which field of a [Demand] is wrong. It matches
+// [ErrInvalidDemand].
+type DemandError struct {
+	Field  string // the Demand field at fault
+	Reason string
+}
+
+func (e *DemandError) Error() string {
+	return fmt.Sprintf("ringflake: invalid demand: %s: %s", e.Field, e.Reason)
+}
+
+// Is reports whether target is [ErrInvalidDemand].
+func (e *DemandError) Is(target error) bool { return target == ErrInvalidDemand }
+
+// ErrNoLayoutFits is matched by the error [Plan] returns when no layout of
+// 63 bits meets a [Demand]. Details, per unit tried, are in a
+// [*PlanError].
+var ErrNoLayoutFits = errors.New("ringflake: no layout fits")
+
+// PlanError reports a demand no layout can meet: for each unit tried, the
+// bits it would need. It matches [ErrNoLayoutFits].
+type PlanError struct {
+	Demand Demand
+	Short  []Shortfall
+}
+
+func (e *PlanError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v %s:", ErrNoLayoutFits, e.Demand)
+	for i, s := range e.Short {
+		if i > 0 {
+			b.WriteString(";")
+		}
+		fmt.Fprintf(&b, " %s", s)
+	}
+	return b.String()
+}
+
+// Is reports whether target is [ErrNoLayoutFits].
+func (e *PlanError) Is(target error) bool { return target == ErrNoLayoutFits }
+
+// ErrInvalidSerialFormat is matched by errors about a serial number
+// pattern that [NewSerialFormat] cannot use for a layout. Details are in a
+// [*SerialFormatError].
+var ErrInvalidSerialFormat = errors.New("ringflake: invalid serial format")
+
+// SerialFormatError reports what is wrong with a serial number pattern,
+// and where. It matches [ErrInvalidSerialFormat].
+type SerialFormatError struct {
+	Pattern string
+	Offset  int // byte offset of the problem in Pattern, or -1
+	Reason  string
+}
+
+func (e *SerialFormatError) Error() string {
+	return textError("invalid serial format", e.Pattern, e.Reason, e.Offset)
+}
+
+// Is reports whether target is [ErrInvalidSerialFormat].
+func (e *SerialFormatError) Is(target error) bool { return target == ErrInvalidSerialFormat }
+
+// ErrNodeInUse is matched by the error [New] returns when another live
+// generator of this process, on the system clock, has the same node id
+// and layout: two generators on one node would issue the same IDs.
+// Details are in a [*NodeInUseError].
+var ErrNodeInUse = errors.New("ringflake: node id in use by another live generator")
+
+// NodeInUseError reports a node id that another live generator of this
+// process uses with the same layout. It matches [ErrNodeInUse].
+type NodeInUseError struct {
+	Node   int64
+	Layout string // as [Layout.String] writes it
+}
+
+func (e *NodeInUseError) Error() string {
+	return fmt.Sprintf("ringflake: node %d (layout %s) is in use by another live generator of this process: close it first, or give each generator its own node id",
+		e.Node, e.Layout)
+}
+
+// Is reports whether target is [ErrNodeInUse].
+func (e *NodeInUseError) Is(target error) bool { return target == ErrNodeInUse }
+
+// ErrMarkInUse is matched by the error a [FileMarkStore] returns when
+// another generator — in another process or in this one — holds its
+// file. Details are in a [*MarkInUseError].
+var ErrMarkInUse = errors.New("ringflake: high-water mark file in use by another generator")
+
+// MarkInUseError reports a mark file that another generator holds. It
+// matches [ErrMarkInUse].
+type MarkInUseError struct {
+	Path string // the mark file, as the store was given it
+	Lock string // the lock file next to the mark file's target
+	PID  int    // the holder's process id, as it recorded it in Lock; 0 if unknown
+}
+
+func (e *MarkInUseError) Error() string {
+	holder := "another process"
+	switch {
+	case e.PID == os.Getpid():
+		holder = "another generator of this process"
+	case e.PID > 0:
+		holder = "process " + strconv.Itoa(e.PID)
+	}
+	return fmt.Sprintf("ringflake: high-water mark file %s is in use by %s (lock %s): one file serves one running generator", e.Path, holder, e.Lock)
+}
+
+// Is reports whether target is [ErrMarkInUse].
+func (e *MarkInUseError) Is(target error) bool { return target == ErrMarkInUse }
+
+// LocalNodesFullError reports that every node id of a layout is held by
+// processes of this host in a [LocalNode]'s directory. It matches
+// [ErrNodeUnavailable].
+type LocalNodesFullError struct {
+	Dir   string // the lock directory
+	Nodes int64  // how many node ids the layout has
+}
+
+func (e *LocalNodesFullError) Error() string {
+	ids := fmt.Sprintf("all %d node ids of the layout are", e.Nodes)
+	if e.Nodes == 1 {
+		ids = "the layout's one node id is"
+	}
+	return fmt.Sprintf("ringflake: no node id available: %s held by processes of this host (lock files in %s)", ids, e.Dir)
+}
+
+// Is reports whether target is [ErrNodeUnavailable].
+func (e *LocalNodesFullError) Is(target error) bool { return target == ErrNodeUnavailable }
+
+// LocalNodeHeldError reports that the node id asked of
+// [LocalNode.Claim] is held by another process of this host (or another
+// LocalNode of this process). It matches [ErrNodeUnavailable].
+type LocalNodeHeldError struct {
+	Dir  string // the lock directory
+	Node int64
+}
+
+func (e *LocalNodeHeldError) Error() string {
+	return fmt.Sprintf("ringflake: no node id available: node %d is held by another process of this host, or another LocalNode of this one (lock file %s)", e.Node, localNodeFile(e.Dir, e.Node))
+}
+
+// Is reports whether target is [ErrNodeUnavailable].
+func (e *LocalNodeHeldError) Is(target error) bool { return target == ErrNodeUnavailable }
+
+// ErrMarkFileUnusable is matched by the errors of a [FileMarkStore] whose
+// path leads to something it must not use: not a regular file (a
+// directory, a named pipe, a device), or a file the process may not write
+// or whose mode lets nobody write it. Details are in a [*MarkFileError].
+var ErrMarkFileUnusable = errors.New("ringflake: high-water mark file unusable")
+
+// MarkFileError reports a mark file path a [FileMarkStore] refuses. It
+// matches [ErrMarkFileUnusable], and its cause through Unwrap (for example
+// [fs.ErrPermission]).
+type MarkFileError struct {
+	Path   string // the path as the store was given it
+	Target string // where its symbolic links lead, if elsewhere
+	Reason string
+	Err    error // the cause, or nil
+}
+
+func (e *MarkFileError) Error() string {
+	path := e.Path
+	if e.Target != "" {
+		path += " (-> " + e.Target + ")"
+	}
+	return fmt.Sprintf("ringflake: high-water mark file %s is unusable: %s", path, e.Reason)
+}
+
+// Is reports whether target is [ErrMarkFileUnusable].
+func (e *MarkFileError) Is(target error) bool { return target == ErrMarkFileUnusable }
+
+// Unwrap returns the cause.
+func (e *MarkFileError) Unwrap() error { return e.Err }

@@ -51,8 +51,9 @@ type Generator struct {
 	src     timeSource
 	closed  atomic.Bool
 
-	nodePart  int64 // node << seqBits
-	timeShift uint8
+	nodePart  int64 // node in its place: node << the layout's nodeShift
+	timeShift uint8 // the layout's field order, for id: see Layout
+	seqShift  uint8
 	last      int64 // the layout's last tick
 	stable    bool  // the first strategy is TickStable: its plans may go in the lane
 	maxLead   int64 // the most ticks an ID may lead the clock past the newest (a lease's bound)
@@ -95,6 +96,14 @@ type Generator struct {
 //   - [ErrMarkCorrupt], [ErrMarkMismatch], or the store's own error: the
 //     mark cannot be held, loaded or saved, or belongs to another node id
 //     or layout.
+//   - [ErrBelowExisting]: with [WithExistingID], the first ID could sort
+//     at or below the existing ID.
+//   - [ErrMarkInUse]: another generator holds the [FileMarkStore]'s file.
+//   - [ErrNodeInUse]: another live generator of this process, on the
+//     system clock, has node and an equal layout (generators on a clock
+//     given with [WithClock] are not checked, so tests can build many).
+//     [Generator.Close] frees the node; so does the garbage collector,
+//     once a generator that was not closed is unreachable.
 func New(node int64, opts ...Option) (*Generator, error) {
 	cfg := config{layout: TwitterLayout(), strategy: strategies.Default(), ahead: DefaultMarkAhead}
 	for _, o := range opts {
@@ -131,8 +140,9 @@ func New(node int64, opts ...Option) (*Generator, error) {
 		return nil, err
 	}
 	g := &Generator{
-		nodePart:  node << l.seqBits,
-		timeShift: l.dcBits + l.workBits + l.seqBits,
+		nodePart:  node << l.nodeShift,
+		timeShift: l.timeShift,
+		seqShift:  l.seqShift,
 		last:      l.MaxTick(),
 		maxLead:   math.MaxInt64,
 		lease:     cfg.lease,
@@ -153,10 +163,23 @@ func New(node int64, opts ...Option) (*Generator, error) {
 	g.newest.Store(-1)
 	g.src.init(cfg.clock, now, l.epoch, l.unit, &g.stats, &g.newest)
 	g.waits.start = g.src.start
+	// The node first, so that a second generator on it is refused before
+	// it touches the mark store; then the mark.
+	if err := g.claimNode(); err != nil {
+		return nil, err
+	}
 	if cfg.marks != nil {
 		if err := g.openMark(cfg, l.Tick(now)); err != nil {
+			g.freeNode()
 			return nil, err
 		}
+	}
+	if err := g.checkExisting(&cfg, now); err != nil {
+		g.freeNode()
+		if g.mark != nil {
+			return nil, errors.Join(err, g.releaseMark())
+		}
+		return nil, err
 	}
 	g.setHorizon()
 	return g, nil
@@ -261,10 +284,13 @@ func (g *Generator) NextN(ctx context.Context, ids []ID) (n int, err error) {
 // ahead mark, which is safe); a run that issued nothing leaves the mark of
 // nothing issued. It releases a [MarkHolder] store. Closing twice returns
 // nil the second time. It returns the store's error, or ctx's.
+// Close frees the node id for another generator of this process (see
+// [ErrNodeInUse]), also when it fails.
 func (g *Generator) Close(ctx context.Context) error {
 	if g.closed.Swap(true) {
 		return nil
 	}
+	defer g.freeNode()      // after the seal: no call of this generator issues then
 	g.hmu.Lock()            // no later setHorizon raises it again: they see closed
 	g.horizon.Store(bottom) // every call now takes the slow path, which fails
 	g.hmu.Unlock()
@@ -288,9 +314,12 @@ func (g *Generator) Close(ctx context.Context) error {
 	return g.releaseMark()
 }
 
-// id composes the ID of a packed ring value.
+// id composes the ID of a packed ring value, in the layout's field order
+// (the shifts hold it: no branch). The shifts are below 63; masking them
+// with 63 tells the compiler so, which spares it the checks Go's
+// semantics for shifts of 64 or more would need.
 func (g *Generator) id(v uint64) ID {
-	return ID(g.ring.tick(v)<<g.timeShift | g.nodePart | int64(v&g.ring.maxSeq))
+	return ID(g.ring.tick(v)<<(g.timeShift&63) | int64(v&g.ring.maxSeq)<<(g.seqShift&63) | g.nodePart)
 }
 
 // raise makes tick the newest tick issued unless a later one is.

@@ -6,14 +6,18 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/ringflake/ringflake/strategies"
 )
 
 // A NodeSource provides the node id a generator issues IDs under. Node ids
 // are what keep IDs of different generators apart: two generators that
 // share a layout must never use the same node id at the same time.
 //
-// Built in: [StaticNode], [EnvNode] and [OrdinalNode]. Leases on a
-// coordination service live in nested modules (see [Lease]).
+// Built in: [StaticNode], [EnvNode], [OrdinalNode], and [LocalNode],
+// which leases ids among the processes of one host through file locks.
+// Leases on a coordination service live in nested modules (see [Lease]).
 type NodeSource interface {
 	// NodeID returns a node id that fits l. Errors match
 	// [ErrNodeUnavailable] when the source has no id to give, and
@@ -96,6 +100,17 @@ func (o ordinalNode) NodeID(_ context.Context, l Layout) (int64, error) {
 // giving the lead a generator writes its mark with when [WithMarkAhead] is
 // not given (instead of [DefaultMarkAhead]): a store on a network server
 // wants fewer, earlier writes than a local file.
+//
+// A Lease may also have a method
+//
+//	MaxLead() time.Duration
+//
+// bounding how far ahead of its clock any generator holding one of its
+// ids may stamp an ID — the fleet's bound, which the leases of redislease
+// and etcdlease wait out, with their TTL, before a new holder issues after
+// the server lost data. [New] then refuses (with [ErrInvalidOption]) a
+// strategy that may lead further (strategies.PromiseOf) or that states no
+// promise, so the bound holds for every generator on the lease.
 type Lease interface {
 	// Node returns the leased node id.
 	Node() int64
@@ -108,4 +123,25 @@ type Lease interface {
 	// their validity (two atomic loads and about 30 ns for the clock), so
 	// that a renewal goroutine running late cannot stretch the lease.
 	Held() bool
+}
+
+// checkLead returns an error matching [ErrInvalidOption] when lease bounds
+// the lead of its fleet (a MaxLead method) and strategy s may stamp IDs
+// further ahead of the clock, or states no promise; nil otherwise.
+func checkLead(lease Lease, s strategies.Strategy) error {
+	bound, ok := lease.(interface{ MaxLead() time.Duration })
+	if !ok {
+		return nil
+	}
+	maxLead := bound.MaxLead()
+	p, ok := strategies.PromiseOf(s)
+	switch {
+	case !ok:
+		return fmt.Errorf("%w: WithLease: the lease's MaxLead is %v and strategy %v states no promise (strategies.Promiser), so how far it may run ahead of the clock is unknown; give it a Promise method with MaxLead at most %v",
+			ErrInvalidOption, maxLead, s, maxLead)
+	case p.MaxLead > maxLead:
+		return fmt.Errorf("%w: WithLease: strategy %v may stamp IDs %v ahead of the clock, more than the lease's MaxLead %v; use a strategy that leads by at most %v, or set the lease's MaxLead to %v or more in every process of its prefix",
+			ErrInvalidOption, s, p.MaxLead, maxLead, maxLead, p.MaxLead)
+	}
+	return nil
 }

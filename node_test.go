@@ -4,11 +4,14 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/simclock"
+	"github.com/ringflake/ringflake/strategies"
 )
 
 func TestNodeSources(t *testing.T) {
@@ -57,4 +60,54 @@ func TestNodeSources(t *testing.T) {
 	gotN, gotErr := ringflake.OrdinalNode("").NodeID(ctx, twitter)
 	assert.Equal(t, wantN, gotN)
 	assert.Equal(t, wantErr, gotErr)
+}
+
+// boundedLease is a held lease that bounds its fleet's lead.
+type boundedLease struct {
+	fakeLease
+	maxLead time.Duration
+}
+
+func (l *boundedLease) MaxLead() time.Duration { return l.maxLead }
+
+// silentStrategy states no promise: it is not a strategies.Promiser.
+type silentStrategy struct{}
+
+func (silentStrategy) Decide(strategies.Situation) strategies.Plan { return strategies.Pass() }
+func (silentStrategy) String() string                              { return "silent" }
+
+// TestLeaseRefusesALongerLead: a lease with a MaxLead refuses a strategy that
+// may stamp IDs further ahead of the clock, or that does not say how far;
+// a lease without one takes any strategy.
+func TestLeaseRefusesALongerLead(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		maxLead  time.Duration
+		strategy strategies.Strategy
+		refused  bool
+	}{
+		{"default strategy, never ahead", time.Second, strategies.Default(), false},
+		{"logical within the bound", time.Second, strategies.Logical(time.Second), false},
+		{"logical past the bound", time.Second, strategies.Logical(30 * time.Second), true},
+		{"logical within a larger bound", 30 * time.Second, strategies.Logical(30 * time.Second), false},
+		{"a chain whose last step leads too far", 5 * time.Second, strategies.Chain(strategies.Ring(), strategies.Logical(10*time.Second)), true},
+		{"a strategy without a promise", time.Hour, silentStrategy{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lease := &boundedLease{fakeLease: fakeLease{node: 3, held: true}, maxLead: tc.maxLead}
+			g, err := ringflake.New(3, ringflake.WithClock(simclock.New(start)), ringflake.WithLease(lease), ringflake.WithStrategy(tc.strategy))
+			if tc.refused {
+				require.ErrorIs(t, err, ringflake.ErrInvalidOption)
+				return
+			}
+			require.NoError(t, err)
+			_, err = g.Next()
+			require.NoError(t, err)
+		})
+	}
+	t.Run("a lease without a bound", func(t *testing.T) {
+		_, err := ringflake.New(3, ringflake.WithClock(simclock.New(start)), ringflake.WithLease(&fakeLease{node: 3, held: true}),
+			ringflake.WithStrategy(silentStrategy{}))
+		require.NoError(t, err)
+	})
 }

@@ -101,34 +101,31 @@ func mix(x uint64) uint64 {
 }
 
 // takeAt issues the next sequence number of tick t >= 0, if it has one:
-// the normal path, one compare-and-swap.
+// the normal path, one compare-and-swap. It is takeRunAt(t, 1) written for
+// the path every ID takes: about half the instructions.
 func (r *ring) takeAt(t int64) (uint64, bool) {
 	slot := &r.slots[t&ringMask]
 	base := uint64(t+1) << r.seqBits // (t, 0) packed
 	for {
 		v := slot.Load()
-		var next uint64
-		switch {
-		case v < base:
-			next = r.first(t, base)
-		case v < base+r.maxSeq:
-			next = v + 1
-		default:
-			return 0, false // t is used up, or the slot holds a later tick
-		}
-		if slot.CompareAndSwap(v, next) {
-			if v < base {
-				r.retire(t, v)
+		if v >= base {
+			if v >= base+r.maxSeq {
+				return 0, false // t is used up, or the slot holds a later tick
 			}
+			if slot.CompareAndSwap(v, v+1) {
+				return v + 1, true
+			}
+		} else if next := r.first(t, base); slot.CompareAndSwap(v, next) {
+			r.retire(t, v) // the first pair of t
 			return next, true
 		}
 		r.collide(t)
 	}
 }
 
-// takeRunAt is takeAt for up to want > 0 consecutive sequence numbers of
-// tick t >= 0, taken with one compare-and-swap: it returns the first and
-// how many (0 when t has no room).
+// takeRunAt issues up to want > 0 consecutive sequence numbers of tick
+// t >= 0 with one compare-and-swap: it returns the first and how many (0
+// when t has no room: t is used up, or the slot holds a later tick).
 func (r *ring) takeRunAt(t int64, want uint64) (uint64, uint64) {
 	slot := &r.slots[t&ringMask]
 	base := uint64(t+1) << r.seqBits

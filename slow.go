@@ -49,6 +49,11 @@ type pause struct {
 	d     time.Duration // how long
 	tick  int64         // the tick the caller waits for in line; -1: it does not wait in line
 	cause waitCause
+	// blocked: a strategy's sleep because its plan's whole range lies
+	// within a previous run's reservation (a logical step whose lead does
+	// not reach past the mark): it counts towards the strategy's Waited,
+	// but it is told as a wait for the reservation.
+	blocked bool
 }
 
 type waitCause uint8
@@ -231,8 +236,9 @@ func (g *Generator) ask(ctx context.Context, c *call, s strategies.Situation) (r
 				}
 				return out, pause{}, err
 			}
-			if d := p.SleepFor(); d > 0 {
-				return run{}, pause{d: d, tick: -1, cause: waitStrategy}, nil // OrSleep
+			if d := p.SleepFor(); d > 0 { // OrSleep
+				blocked := g.mark != nil && min(limit, g.hardTick()) <= g.mark.reserved
+				return run{}, pause{d: d, tick: -1, cause: waitStrategy, blocked: blocked}, nil
 			}
 			continue
 		}
@@ -306,12 +312,15 @@ func (g *Generator) await(ctx context.Context, c *call, s strategies.Situation, 
 	if err := g.sleep(ctx, p.d); err != nil {
 		return err
 	}
-	switch p.cause {
-	case waitStrategy:
+	switch {
+	case p.cause == waitStrategy && !p.blocked:
 		c.waited += p.d
 		g.stats.waits.Add(1)
 		g.stats.waited.Add(int64(p.d))
-	case waitReservation:
+	case p.cause == waitStrategy:
+		c.waited += p.d
+		fallthrough
+	case p.cause == waitReservation:
 		g.stats.reservationWaits.Add(1)
 		g.stats.reservationWaited.Add(int64(p.d))
 	default:
@@ -319,10 +328,10 @@ func (g *Generator) await(ctx context.Context, c *call, s strategies.Situation, 
 		g.stats.tickWaited.Add(int64(p.d))
 	}
 	if t := c.trace; t != nil {
-		switch p.cause {
-		case waitStrategy:
+		switch {
+		case p.cause == waitStrategy && !p.blocked:
 			t.Strategy += p.d
-		case waitReservation:
+		case p.cause == waitStrategy, p.cause == waitReservation:
 			t.Reservation += p.d
 		default:
 			t.Capacity += p.d

@@ -9,12 +9,17 @@
 // and is tested against etcd 3.4 (Debian bookworm's etcd-server); etcd
 // 3.5 and 3.6 servers serve the same API.
 //
-//	lease, err := etcdlease.Acquire(ctx, client, etcdlease.Options{TTL: 10 * time.Second})
-//	err = lease.WaitHeld(ctx) // at once, or after a quiet period (below)
-//	gen, err := ringflake.New(lease.Node(), ringflake.WithLease(lease))
+//	l, err := etcdlease.Acquire(ctx, client, etcdlease.Options{TTL: 10 * time.Second})
+//	err = l.WaitHeld(ctx) // at once, or after a quiet period (below)
+//	gen, err := ringflake.New(l.Node(), ringflake.WithLease(l))
 //	...
-//	gen.Close(ctx)   // saves the exact high-water mark through the lease
-//	lease.Close(ctx) // revokes the etcd lease: the id is free at once
+//	gen.Close(ctx) // saves the exact high-water mark through the lease
+//	l.Close(ctx)   // revokes the etcd lease: the id is free at once
+//
+// What both lease modules share — [Options], the events, the errors, the
+// renewal loop ([lease.Keeper], embedded in [Lease]) — is package
+// github.com/ringflake/ringflake/lease of the core module; this module
+// holds etcd's side of it: transactions and the etcd client calls.
 //
 // # How an id is held
 //
@@ -40,9 +45,9 @@
 // on its clock. Counting from before the keep-alive was sent means the
 // server's TTL was reset no earlier than the instant the lease counts
 // from; Margin (TTL/100 + 2ms by default) covers the holder's clock running
-// slower than the server's. [Lease.Held] — which a generator calls on every
-// ID — compares that instant with the clock (monotonic time) on every
-// call, so a renewal goroutine that runs late (a long GC pause, a loaded
+// slower than the server's. Held ([lease.Keeper.Held]) — which a
+// generator calls on every ID — compares that instant with the clock
+// (monotonic time) on every call, so a renewal goroutine that runs late (a long GC pause, a loaded
 // machine) cannot stretch the lease. When renewals fail — etcd down, a
 // partition, no quorum — Held turns false once the lease may have expired,
 // generators fail with ringflake.ErrLeaseLost, and renewals go on: when one
@@ -51,11 +56,21 @@
 // When the etcd lease is gone (it expired, or was revoked) or the key was
 // deleted, and the owner key still names this lease's token, nobody
 // acquired the id in between, and the lease creates the key again in a
-// transaction that checks exactly that ([Retaken]). When another holder's
+// transaction that checks exactly that ([lease.Retaken]). When another holder's
 // key is there, or another holder acquired the id since, the lease is lost
-// for good ([Lost]): Held stays false, [Lease.Done] is closed and
-// [Lease.Err] tells why. The service should then acquire a new lease and
-// start a new generator.
+// for good ([lease.Lost]): Held stays false, [lease.Keeper.Done] is closed
+// and [lease.Keeper.Err] tells why. The service should then acquire a new
+// lease and start a new generator.
+//
+// # Claiming a configured id
+//
+// A node id given by configuration (static, an environment variable, a
+// StatefulSet's ordinal) is exactly as unique as that configuration. [Claim]
+// guards it: it takes the given id with the same transaction, keys,
+// renewals, fencing and marks as Acquire, so a second process that claims
+// an id someone holds fails at once with a [*lease.HeldError] naming the
+// holder ([Options].Holder, "HOSTNAME/PID" by default), and a holder that
+// loses its claim stops issuing. Claimed and acquired ids share the range.
 //
 // # Fencing, and a paused process
 //
@@ -87,16 +102,29 @@
 //
 // Every acquisition and renewal therefore reads the prefix's epoch,
 // PREFIX/epoch (no lease: a random value). When it is missing — a prefix
-// nobody used yet, or a cluster that lost it — Acquire makes a new one and
-// starts a quiet period of TTL + Margin (the key PREFIX/quiet, on an etcd
-// lease of its own), after which every lease etcd may have forgotten has
-// expired by its holder's own count; renewals of leases of the old epoch
-// report them lost for good (the error matches [ErrDataLost]). A lease
-// that takes an id during a quiet period does not hold it until the
-// period ends: Held is false, generators fail with ringflake.ErrLeaseLost;
-// [Lease.WaitHeld] waits for it. A fleet's first start under a new prefix
-// waits once, for the same reason. Leases of one prefix should share a
-// TTL: the quiet period is the TTL of the lease that made the epoch.
+// nobody used yet, or a cluster that lost it — Acquire (or Claim) makes a
+// new one and starts a quiet period of TTL + Margin + MaxLead (the key
+// PREFIX/quiet, on an etcd lease of its own, rounded up to whole
+// seconds); renewals of leases of the old epoch report them lost for good
+// (the error matches [lease.ErrDataLost]). A lease that takes an id during
+// a quiet period does not hold it until the period ends: Held is false,
+// generators fail with ringflake.ErrLeaseLost; [lease.Keeper.WaitHeld]
+// waits for it. A fleet's first start under a new prefix waits once, for
+// the same reason.
+//
+// The period's length is the arithmetic of the worst case. A holder A
+// that etcd forgot last renewed at some instant before the loss, so by its
+// own count it holds its id, and issues, until at most TTL − Margin after
+// the loss; its IDs may run up to MaxLead ahead of its clock (a logical
+// strategy borrowing future time), so they reach the loss + TTL − Margin +
+// MaxLead at most. The next holder B issues from the end of the quiet
+// period on, stamped at or after its clock: loss + TTL + Margin + MaxLead
+// at least. B starts 2 × Margin above A's last possible ID, with clocks
+// that agree. Options.MaxLead is the fleet's bound on the lead, the same
+// (or more) in every process of the prefix, since the lease that makes the
+// epoch sets the period; ringflake.New refuses a generator on a lease
+// whose strategy may lead further than its MaxLead, or that does not say.
+// Leases of one prefix should share a TTL for the same reason.
 //
 // What remains: a backup restored with the epoch in it is not detected —
 // an acquirer cannot tell it from the cluster it was. Its holders recorded
@@ -106,14 +134,16 @@
 // backup, delete PREFIX/epoch (etcdctl del PREFIX/epoch) before the fleet
 // reconnects: every holder then loses its lease, and the next acquirer
 // waits out a quiet period. Marks lost with the data stay lost: after the
-// quiet period the old holders have stopped, so IDs repeat only if a new
-// holder's clock is behind an old one's by more than about the margin.
+// quiet period the old holders have stopped and the clock has passed their
+// lead, so IDs repeat only if a new holder's clock is behind an old one's
+// by more than about the margin, or a holder ran further ahead than the
+// MaxLead of the lease that made the epoch.
 //
 // # The mark's lead
 //
 // A generator writes its mark ahead of the IDs it issues, and saves the
 // next one when half the lead is used. The lease suggests a lead of TTL/2
-// ([Lease.MarkAhead]) instead of ringflake.DefaultMarkAhead (1 s): one
+// ([lease.Keeper.MarkAhead]) instead of ringflake.DefaultMarkAhead (1 s): one
 // transaction about every TTL/4 per node rather than two a second, and a
 // generator that keeps issuing through an etcd stall (an election, a slow
 // disk) of up to about TTL/4 before it waits for a save. The cost is what
@@ -128,8 +158,8 @@
 // # Choosing the TTL
 //
 // The TTL is how long an id of a crashed holder stays unusable, how long a
-// holder cut off from etcd keeps issuing, and how long a quiet period
-// lasts. All should be short, but a renewal must succeed within
+// holder cut off from etcd keeps issuing, and, with MaxLead, how long a
+// quiet period lasts. All should be short, but a renewal must succeed within
 // TTL − Margin: with the default RenewEvery of TTL/3, two renewals in a
 // row may fail. 10 s (the default) suits most fleets; etcd grants no less
 // than 1.5 election timeouts (2 s with its defaults).

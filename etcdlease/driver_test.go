@@ -2,9 +2,7 @@ package etcdlease_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,36 +14,18 @@ import (
 	"google.golang.org/grpc/backoff"
 
 	"github.com/ringflake/ringflake/etcdlease"
-	"github.com/ringflake/ringflake/internal/leasetest"
+	"github.com/ringflake/ringflake/lease/leasetest"
 )
 
-// The tests run against real etcd servers, never a fake:
-//
-//   - RINGFLAKE_TEST_ETCD_ENDPOINTS names a server the tests share (each
-//     test under a prefix of its own), comma-separated endpoints;
-//   - RINGFLAKE_TEST_ETCD_SERVER names the etcd binary, for the tests that
-//     stop and restart a server of their own.
-//
-// scripts/test.sh installs etcd from Debian's packages when it is missing,
-// starts the shared server on free loopback ports and exports both. A test
-// without them fails: a lease test that skips proves nothing.
-const (
-	endpointsEnv = "RINGFLAKE_TEST_ETCD_ENDPOINTS"
-	serverEnv    = "RINGFLAKE_TEST_ETCD_SERVER"
-)
-
-func requireEnv(t *testing.T, name string) string {
-	t.Helper()
-	return leasetest.RequireEnv(t, name, fmt.Sprintf("These tests need a real etcd: run ./scripts/test.sh from the repository root "+
-		"(it installs etcd and starts one), or start one yourself and export "+
-		"%s=http://127.0.0.1:PORT and %s=$(command -v etcd)", endpointsEnv, serverEnv))
-}
+// The tests run against real etcd servers, never a fake: the server of
+// leasetest.EtcdEndpointsEnv, which the tests share (each under a prefix
+// of its own), and servers of their own (leasetest.StartEtcd).
 
 // driver runs the conformance suite on etcdlease.
 type driver struct{}
 
 func (driver) Connect(t *testing.T) leasetest.Conn {
-	return conn{sharedClient(t)}
+	return newConn(sharedClient(t))
 }
 
 // Unreachable returns a client without DialTimeout: it connects lazily,
@@ -55,19 +35,7 @@ func (driver) Unreachable(t *testing.T) leasetest.Conn {
 	c, err := clientv3.New(clientv3.Config{Endpoints: []string{fmt.Sprintf("127.0.0.1:%d", leasetest.FreePort(t))}, Logger: zap.NewNop()})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
-	return conn{c}
-}
-
-func (driver) ErrClosed() error { return etcdlease.ErrClosed }
-
-func (driver) ErrDataLost() error { return etcdlease.ErrDataLost }
-
-func (driver) RangeFull(err error) (int64, bool) {
-	var re *etcdlease.RangeFullError
-	if !errors.As(err, &re) {
-		return 0, false
-	}
-	return re.Nodes, true
+	return newConn(c)
 }
 
 // DetectsRestart: etcd loses no committed write in a restart or a
@@ -76,23 +44,20 @@ func (driver) DetectsRestart() bool { return false }
 
 func (driver) TTLUnit() time.Duration { return time.Second }
 
-// StartServer starts a private single-member etcd on free loopback ports
-// with its data in a temporary directory (short heartbeat and election
-// timeouts, so that it elects itself quickly).
+// StartServer starts a private single-member etcd.
 func (driver) StartServer(t *testing.T) leasetest.Server {
-	t.Helper()
-	endpoint := fmt.Sprintf("http://127.0.0.1:%d", leasetest.FreePort(t))
-	peer := fmt.Sprintf("http://127.0.0.1:%d", leasetest.FreePort(t))
-	probe := conn{newClient(t, false, endpoint)}
-	p := leasetest.StartProcess(t, requireEnv(t, serverEnv), func(dir string) []string {
-		return []string{"--name", "test", "--data-dir", filepath.Join(dir, "data"),
-			"--listen-client-urls", endpoint, "--advertise-client-urls", endpoint,
-			"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-			"--initial-cluster", "test=" + peer, "--initial-cluster-state", "new",
-			"--heartbeat-interval", "10", "--election-timeout", "100",
-			"--logger", "zap", "--log-outputs", "stderr"}
-	}, probe.ready)
-	return server{Process: p, endpoint: endpoint}
+	return server{leasetest.StartEtcd(t)}
+}
+
+// conn is a client of an etcd server, for the suite: the module's calls
+// through it, and what the tests do behind a lease's back.
+type conn struct {
+	leasetest.Calls[etcdlease.Client, *etcdlease.Lease]
+	c *clientv3.Client
+}
+
+func newConn(c *clientv3.Client) conn {
+	return conn{leasetest.Calls[etcdlease.Client, *etcdlease.Lease]{Client: c, Acquirer: etcdlease.Acquire, Claimer: etcdlease.Claim, Lister: etcdlease.List}, c}
 }
 
 // newClient returns a client of endpoints that reconnects quickly after a
@@ -120,43 +85,17 @@ func newClient(t *testing.T, blocking bool, endpoints ...string) *clientv3.Clien
 // sharedClient returns a client of the shared server.
 func sharedClient(t *testing.T) *clientv3.Client {
 	t.Helper()
-	return newClient(t, true, strings.Split(requireEnv(t, endpointsEnv), ",")...)
+	return newClient(t, true, strings.Split(leasetest.RequireEnv(t, leasetest.EtcdEndpointsEnv), ",")...)
 }
 
 // server is an etcd of the test's own.
-type server struct {
-	*leasetest.Process
-	endpoint string
-}
+type server struct{ *leasetest.EtcdServer }
 
 // Connect returns a client of the server: patient or not, since the etcd
 // client waits for an answer as long as its context lets it.
 func (s server) Connect(t *testing.T, _ bool) leasetest.Conn {
-	return conn{newClient(t, true, s.endpoint)}
+	return newConn(newClient(t, true, s.Endpoint))
 }
-
-// conn is a client of an etcd server, for the suite.
-type conn struct{ c *clientv3.Client }
-
-// options converts the suite's options.
-func options(o leasetest.Options) etcdlease.Options {
-	return etcdlease.Options{
-		Prefix: o.Prefix, Layout: o.Layout, TTL: o.TTL, RenewEvery: o.RenewEvery,
-		Margin: o.Margin, Timeout: o.Timeout, Holder: o.Holder, Clock: o.Clock,
-		OnEvent: leasetest.OnEvent[etcdlease.Event](o.OnEvent),
-	}
-}
-
-func (c conn) Acquire(ctx context.Context, o leasetest.Options) (leasetest.Lease, error) {
-	return leasetest.Acquired(etcdlease.Acquire(ctx, c.c, options(o)))
-}
-
-func (c conn) List(ctx context.Context, o leasetest.Options) ([]leasetest.Holding, error) {
-	return leasetest.Listed(etcdlease.List(ctx, c.c, options(o)))
-}
-
-func leaseKey(prefix string, node int64) string { return fmt.Sprintf("%s/lease/%d", prefix, node) }
-func markKey(prefix string, node int64) string  { return fmt.Sprintf("%s/mark/%d", prefix, node) }
 
 // Expire ends the etcd lease of an id's key at once: a revoked lease is
 // what etcd's leader does with an expired one (it revokes it, deleting its
@@ -223,3 +162,7 @@ func (c conn) ready() bool {
 	_, err := c.c.Get(ctx, "ready")
 	return err == nil
 }
+
+// The keys of a prefix, as the module writes them.
+func leaseKey(prefix string, node int64) string { return fmt.Sprintf("%s/lease/%d", prefix, node) }
+func markKey(prefix string, node int64) string  { return fmt.Sprintf("%s/mark/%d", prefix, node) }

@@ -9,46 +9,23 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/benbjohnson/clock"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/internal/leasekeep"
+	"github.com/ringflake/ringflake/lease"
 )
 
-// Defaults of [Options].
-const (
-	DefaultPrefix = "ringflake"
-	DefaultTTL    = 10 * time.Second
-)
+// Options configure [Acquire], [Claim] and [List]; the type is
+// [lease.Options], shared with redislease. With etcd, TTLs are whole
+// seconds (the server may grant more; the lease uses what it grants), and
+// a prefix p owns the keys "p/lease/<id>", "p/owner/<id>", "p/mark/<id>",
+// "p/epoch" and "p/quiet" (see the package documentation).
+type Options = lease.Options
 
-// ErrClosed is what [Lease.Err] returns after [Lease.Close].
-var ErrClosed = errors.New("etcdlease: lease closed")
-
-// ErrDataLost is matched, together with ringflake.ErrLeaseLost, by the
-// error of a lease lost because etcd no longer has the prefix's epoch: it
-// lost the prefix's data (a new, empty cluster behind the same endpoints)
-// or an operator deleted the epoch to force a quiet period, as after
-// restoring a backup. See the package documentation.
-var ErrDataLost = errors.New("etcdlease: the server lost the prefix's data")
-
-// A RangeFullError reports that every node id of a prefix's range is
-// held. It matches ringflake.ErrNodeUnavailable.
-type RangeFullError struct {
-	Prefix string
-	// Nodes is how many ids the range has: Layout.MaxNode() + 1.
-	Nodes int64
-}
-
-// Error names the prefix and the size of its range.
-func (e *RangeFullError) Error() string {
-	return fmt.Sprintf("%v: etcdlease: all %d node ids under prefix %q are held", ringflake.ErrNodeUnavailable, e.Nodes, e.Prefix)
-}
-
-// Is reports whether target is ringflake.ErrNodeUnavailable.
-func (e *RangeFullError) Is(target error) bool { return target == ringflake.ErrNodeUnavailable }
+// rules: TTLs are whole seconds.
+var rules = lease.Rules{Package: "etcdlease", TTLUnit: time.Second}
 
 // errEpochMoved: the prefix's epoch changed while Acquire looked for an id.
 var errEpochMoved = errors.New("etcdlease: the prefix's epoch changed during the acquisition")
@@ -60,74 +37,15 @@ type Client interface {
 	clientv3.Lease
 }
 
-// Options configure [Acquire] and [List]. The zero value of every field
-// means its documented default; leases that share a Prefix must share a
-// Layout's node range.
-type Options struct {
-	// Prefix names the set of node ids the leases share: keys are
-	// "Prefix/lease/<id>", "Prefix/owner/<id>", "Prefix/mark/<id>",
-	// "Prefix/epoch" and "Prefix/quiet". Default [DefaultPrefix].
-	Prefix string
-
-	// Layout gives the range of ids: [0, Layout.MaxNode()]. Default
-	// ringflake.TwitterLayout(), like ringflake.New.
-	Layout ringflake.Layout
-
-	// TTL is the etcd lease's TTL, a whole number of seconds: the time a
-	// crashed holder's id stays unusable, and the longest a holder cut off
-	// from etcd keeps issuing. The server may grant more (its minimum is
-	// 1.5 election timeouts, 2 s with etcd's defaults); the lease then
-	// uses what was granted. Default [DefaultTTL].
-	TTL time.Duration
-
-	// RenewEvery is the renewal interval. Default TTL/3, so that two
-	// renewals in a row may fail before the lease may have expired.
-	RenewEvery time.Duration
-
-	// Margin is subtracted from every TTL when the lease computes how long
-	// it certainly holds the id, for the holder's clock running slower than
-	// the server's. Default TTL/100 + 2ms.
-	Margin time.Duration
-
-	// Timeout bounds every request the lease makes: each request of
-	// Acquire, renewals, marks loaded and saved for a generator, the
-	// revocation of Close. The etcd client waits for an unreachable
-	// server until its context ends. Default RenewEvery.
-	Timeout time.Duration
-
-	// Holder describes the holder for [List]. Default "HOSTNAME/PID".
-	Holder string
-
-	// Clock times renewals and expiry. Default clock.New(), the system
-	// clock; tests pass a *clock.Mock.
-	Clock clock.Clock
-
-	// OnEvent, when set, is called with every renewal, failure, expiry
-	// and loss, from the lease's renewal goroutine: it must return quickly.
-	OnEvent func(Event)
-}
-
 // settings are Options with defaults applied and validated.
-type settings struct {
-	leasekeep.Config
-	onEvent func(Event)
-}
+type settings struct{ lease.Config }
 
-func (o Options) settings() (settings, error) {
-	c, err := leasekeep.Config{
-		Prefix: o.Prefix, Layout: o.Layout, TTL: o.TTL, RenewEvery: o.RenewEvery,
-		Margin: o.Margin, Timeout: o.Timeout, Holder: o.Holder, Clock: o.Clock,
-	}.Resolve(leasekeep.Rules{
-		Package:       "etcdlease",
-		DefaultPrefix: DefaultPrefix,
-		DefaultTTL:    DefaultTTL,
-		TTLUnit:       time.Second,
-		TTLUnitName:   "seconds",
-	})
-	if err != nil {
-		return settings{}, err
+func resolve(opts Options, client Client) (settings, error) {
+	c, err := opts.Resolve(rules)
+	if err == nil && client == nil {
+		err = &lease.OptionError{Package: rules.Package, Reason: "nil client"}
 	}
-	return settings{Config: c, onEvent: o.OnEvent}, nil
+	return settings{c}, err
 }
 
 // bound limits ctx to Options.Timeout.
@@ -141,6 +59,8 @@ func (s *settings) key(kind string, node int64) string {
 
 func (s *settings) dir(kind string) string { return s.Prefix + "/" + kind + "/" }
 
+func (s *settings) epochKey() string { return s.Prefix + "/epoch" }
+
 // nodeOf parses the id at the end of a key under dir; ok is false for
 // keys that are not ids of the range.
 func (s *settings) nodeOf(dir string, key []byte) (int64, bool) {
@@ -151,22 +71,24 @@ func (s *settings) nodeOf(dir string, key []byte) (int64, bool) {
 // A Lease holds a node id in etcd until it is lost or closed. It
 // implements [ringflake.Lease] and [ringflake.MarkStore]: pass it to
 // ringflake.New with [ringflake.WithLease] and the generator checks
-// [Lease.Held] on every ID and keeps its high-water mark with the lease.
+// Held on every ID and keeps its high-water mark with the lease. Node,
+// Held, WaitHeld, Done, Err, MarkAhead and MaxLead are those of the
+// embedded [lease.Keeper].
 //
 // A Lease is safe for concurrent use by multiple goroutines.
 type Lease struct {
+	*lease.Keeper
+	stop     func(reason error) bool
+	node     int64 // Node(), for the renewal goroutine, which may start before Keep returns
 	client   Client
 	s        settings
-	node     int64
 	token    string // the lease key's value
 	owner    string // the owner key's value: token and holder
 	epoch    string // the prefix's epoch when the id was acquired
 	leaseKey string
 	ownerKey string
 	markKey  string
-	epochKey string
 	leaseID  atomic.Int64 // the etcd lease the lease key is attached to
-	k        *leasekeep.Keeper
 }
 
 var (
@@ -183,28 +105,74 @@ var (
 // When etcd has no epoch for the prefix (a first start, or a server that
 // lost the prefix's data), or a quiet period is under way, the lease does
 // not hold its id — Held is false, a generator fails with
-// ringflake.ErrLeaseLost — until the quiet period of TTL + Margin since the
-// epoch was made has passed, after which every lease etcd may have
-// forgotten has expired. [Lease.WaitHeld] waits for it.
+// ringflake.ErrLeaseLost — until the quiet period of TTL + Margin +
+// MaxLead since the epoch was made has passed, after which every lease
+// etcd may have forgotten has expired and the clock has passed every ID
+// its holder may have issued ahead. WaitHeld waits for it.
 //
 // Errors:
 //   - ringflake.ErrNodeUnavailable: every id of the range is held (a
-//     [*RangeFullError]);
+//     [*lease.RangeFullError]);
 //   - ringflake.ErrInvalidOption: Options that cannot work (a TTL that is
 //     not a positive whole number of seconds, RenewEvery + Margin not
 //     shorter than TTL, negative durations), a nil client;
 //   - otherwise the client's error (etcd unreachable, a request longer
 //     than Options.Timeout, ctx done).
 func Acquire(ctx context.Context, client Client, opts Options) (*Lease, error) {
-	s, err := opts.settings()
+	s, err := resolve(opts, client)
 	if err != nil {
 		return nil, err
 	}
-	if client == nil {
-		return nil, &leasekeep.OptionError{Package: "etcdlease", Reason: "nil client"}
+	return s.take(ctx, client, s.claimLowest)
+}
+
+// Claim grants an etcd lease, takes node id node under opts.Prefix with a
+// transaction that creates the id's key only if it does not exist, and
+// keeps it alive like [Acquire] — the same keys, fencing, quiet periods
+// and marks — for a node id that is configured rather than leased
+// (static, from the environment, a StatefulSet's ordinal): a fleet guard.
+// A second process that claims an id while another holds it fails at
+// once, with the holder's [Options.Holder]; a holder that loses its claim
+// stops issuing (Held is false, Done is closed). Ids claimed and ids
+// acquired share the range: Acquire skips a claimed id, and a Claim of an
+// acquired id fails.
+//
+// Errors:
+//   - ringflake.ErrNodeUnavailable: another lease holds the id (a
+//     [*lease.HeldError], naming its holder);
+//   - ringflake.ErrNodeOutOfRange: node does not fit Options.Layout;
+//   - ringflake.ErrInvalidOption: as for Acquire;
+//   - otherwise the client's error (etcd unreachable, a request longer
+//     than Options.Timeout, ctx done).
+func Claim(ctx context.Context, client Client, node int64, opts Options) (*Lease, error) {
+	s, err := resolve(opts, client)
+	if err != nil {
+		return nil, err
 	}
-	token := leasekeep.NewToken()
-	owner := token + " " + s.Holder
+	if _, err := ringflake.StaticNode(node).NodeID(ctx, s.Layout); err != nil {
+		return nil, err
+	}
+	return s.take(ctx, client, func(ctx context.Context, client Client, t ticket) (int64, error) {
+		return node, s.claimNode(ctx, client, t, node)
+	})
+}
+
+// A ticket is what an acquisition writes: the etcd lease the id's key is
+// attached to, the key's token, the owner key's value, and the prefix's
+// epoch it expects.
+type ticket struct {
+	id           clientv3.LeaseID
+	token, owner string
+	epoch        string
+}
+
+// take grants an etcd lease and takes an id with claim in the prefix's
+// epoch (made first, with a quiet period, when it is missing), trying
+// again when the epoch changes meanwhile; it revokes the etcd lease when
+// it takes no id.
+func (s *settings) take(ctx context.Context, client Client, claim func(context.Context, Client, ticket) (int64, error)) (*Lease, error) {
+	t := ticket{token: lease.NewToken()}
+	t.owner = t.token + " " + s.Holder
 	sent := s.Clock.Now()
 	gctx, cancel := s.bound(ctx)
 	grant, err := client.Grant(gctx, int64(s.TTL/time.Second))
@@ -212,42 +180,41 @@ func Acquire(ctx context.Context, client Client, opts Options) (*Lease, error) {
 	if err != nil {
 		return nil, fmt.Errorf("etcdlease: granting a lease: %w", err)
 	}
+	t.id = grant.ID
 	var (
 		node      int64
-		epoch     string
 		notBefore time.Time
 	)
 	for attempt := 0; ; attempt++ {
 		var quiet time.Duration
-		epoch, quiet, err = ensureEpoch(ctx, client, &s)
+		t.epoch, quiet, err = ensureEpoch(ctx, client, s)
 		if err == nil {
 			if quiet > 0 {
 				notBefore = s.Clock.Now().Add(quiet)
 			}
-			node, err = claimLowest(ctx, client, &s, grant.ID, token, owner, epoch)
+			node, err = claim(ctx, client, t)
 		}
 		if !errors.Is(err, errEpochMoved) || attempt == 2 {
 			break
 		}
 	}
 	if err != nil {
-		revoke(client, grant.ID, s.Timeout)
+		revoke(client, t.id, s.Timeout)
 		return nil, err
 	}
 	l := &Lease{
 		client:   client,
-		s:        s,
+		s:        *s,
 		node:     node,
-		token:    token,
-		owner:    owner,
-		epoch:    epoch,
+		token:    t.token,
+		owner:    t.owner,
+		epoch:    t.epoch,
 		leaseKey: s.key("lease", node),
 		ownerKey: s.key("owner", node),
 		markKey:  s.key("mark", node),
-		epochKey: s.Prefix + "/epoch",
 	}
-	l.leaseID.Store(int64(grant.ID))
-	l.k = leasekeep.Start(s.Config, node, notBefore, sent.Add(time.Duration(grant.TTL)*time.Second-s.Margin), l.renew, forward(s.onEvent))
+	l.leaseID.Store(int64(t.id))
+	l.Keeper, l.stop = lease.Keep(s.Config, node, notBefore, sent.Add(time.Duration(grant.TTL)*time.Second-s.Margin), l.renew)
 	return l, nil
 }
 
@@ -255,9 +222,10 @@ func Acquire(ctx context.Context, client Client, opts Options) (*Lease, error) {
 // goes on from now (0 when none is under way). A prefix without an epoch
 // is one nobody used yet, or one whose data etcd lost: holders etcd
 // forgot may still be issuing, so it makes the epoch, with a quiet period
-// of TTL + Margin: a key PREFIX/quiet on an etcd lease of its own.
+// of TTL + Margin + MaxLead: a key PREFIX/quiet on an etcd lease of its
+// own.
 func ensureEpoch(ctx context.Context, client Client, s *settings) (string, time.Duration, error) {
-	epochKey, quietKey := s.Prefix+"/epoch", s.Prefix+"/quiet"
+	epochKey, quietKey := s.epochKey(), s.Prefix+"/quiet"
 	fail := func(err error) (string, time.Duration, error) {
 		return "", 0, fmt.Errorf("etcdlease: reading the epoch of prefix %q: %w", s.Prefix, err)
 	}
@@ -290,7 +258,7 @@ func ensureEpoch(ctx context.Context, client Client, s *settings) (string, time.
 		if err != nil {
 			return fail(err)
 		}
-		epoch := leasekeep.NewToken()
+		epoch := lease.NewToken()
 		rctx, cancel = s.bound(ctx)
 		txn, err := client.Txn(rctx).
 			If(clientv3.Compare(clientv3.CreateRevision(epochKey), "=", 0)).
@@ -314,9 +282,9 @@ func ensureEpoch(ctx context.Context, client Client, s *settings) (string, time.
 
 // claimLowest creates the lease key of the lowest id that has none, in a
 // transaction that fails when another acquirer created it first or the
-// prefix's epoch is no longer epoch; it then tries the next lowest.
-func claimLowest(ctx context.Context, client Client, s *settings, id clientv3.LeaseID, token, owner, epoch string) (int64, error) {
-	dir, epochKey := s.dir("lease"), s.Prefix+"/epoch"
+// prefix's epoch is no longer t.epoch; it then tries the next lowest.
+func (s *settings) claimLowest(ctx context.Context, client Client, t ticket) (int64, error) {
+	dir := s.dir("lease")
 	rctx, cancel := s.bound(ctx)
 	resp, err := client.Get(rctx, dir, clientv3.WithPrefix(), clientv3.WithKeysOnly())
 	cancel()
@@ -336,28 +304,60 @@ func claimLowest(ctx context.Context, client Client, s *settings, id clientv3.Le
 			node++
 		}
 		if node > s.MaxNode {
-			return 0, &RangeFullError{Prefix: s.Prefix, Nodes: s.MaxNode + 1}
+			return 0, &lease.RangeFullError{Package: rules.Package, Prefix: s.Prefix, Nodes: s.MaxNode + 1}
 		}
-		key := s.key("lease", node)
-		rctx, cancel := s.bound(ctx)
-		txn, err := client.Txn(rctx).
-			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0),
-				clientv3.Compare(clientv3.Value(epochKey), "=", epoch)).
-			Then(clientv3.OpPut(key, token, clientv3.WithLease(id)), clientv3.OpPut(s.key("owner", node), owner)).
-			Else(clientv3.OpGet(dir, clientv3.WithPrefix(), clientv3.WithKeysOnly()), clientv3.OpGet(epochKey)).
-			Commit()
-		cancel()
-		if err != nil {
-			return 0, fmt.Errorf("etcdlease: acquiring a node id: %w", err)
+		txn, err := s.put(ctx, client, t, node, clientv3.OpGet(dir, clientv3.WithPrefix(), clientv3.WithKeysOnly()))
+		if err != nil || txn.Succeeded {
+			return node, err
 		}
-		if txn.Succeeded {
-			return node, nil
-		}
-		if e := txn.Responses[1].GetResponseRange().Kvs; len(e) == 0 || string(e[0].Value) != epoch {
-			return 0, errEpochMoved
-		}
-		kvs = txn.Responses[0].GetResponseRange().Kvs // someone was first: the ids in use now
+		kvs = txn.Responses[1].GetResponseRange().Kvs // someone was first: the ids in use now
 	}
+}
+
+// claimNode creates node's lease key, in a transaction that fails when
+// the key exists — a [*lease.HeldError], with the holder the owner key
+// names when it names the key's token — or the prefix's epoch is no
+// longer t.epoch.
+func (s *settings) claimNode(ctx context.Context, client Client, t ticket, node int64) error {
+	txn, err := s.put(ctx, client, t, node, clientv3.OpGet(s.key("lease", node)), clientv3.OpGet(s.key("owner", node)))
+	if err != nil || txn.Succeeded {
+		return err
+	}
+	held := &lease.HeldError{Package: rules.Package, Prefix: s.Prefix, Node: node}
+	key, owner := txn.Responses[1].GetResponseRange().Kvs, txn.Responses[2].GetResponseRange().Kvs
+	if len(key) == 1 && len(owner) == 1 {
+		if token, holder, ok := strings.Cut(string(owner[0].Value), " "); ok && token == string(key[0].Value) {
+			held.Holder = holder
+		}
+	}
+	return held
+}
+
+// put creates node's lease key, attached to t's etcd lease, and its owner
+// key, in one transaction that requires the lease key not to exist and the
+// prefix's epoch to be t.epoch. When the key exists the transaction reads
+// the epoch and runs orElse instead: their answers follow the epoch's in
+// the response. It returns errEpochMoved when the epoch changed.
+func (s *settings) put(ctx context.Context, client Client, t ticket, node int64, orElse ...clientv3.Op) (*clientv3.TxnResponse, error) {
+	key, epochKey := s.key("lease", node), s.epochKey()
+	rctx, cancel := s.bound(ctx)
+	defer cancel()
+	txn, err := client.Txn(rctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0),
+			clientv3.Compare(clientv3.Value(epochKey), "=", t.epoch)).
+		Then(clientv3.OpPut(key, t.token, clientv3.WithLease(t.id)), clientv3.OpPut(s.key("owner", node), t.owner)).
+		Else(append([]clientv3.Op{clientv3.OpGet(epochKey)}, orElse...)...).
+		Commit()
+	if err != nil {
+		return nil, fmt.Errorf("etcdlease: acquiring node %d: %w", node, err)
+	}
+	if txn.Succeeded {
+		return txn, nil
+	}
+	if e := txn.Responses[0].GetResponseRange().Kvs; len(e) == 0 || string(e[0].Value) != t.epoch {
+		return nil, errEpochMoved
+	}
+	return txn, nil
 }
 
 // revoke revokes an etcd lease on a best-effort basis (its TTL ends it
@@ -371,7 +371,7 @@ func revoke(client Client, id clientv3.LeaseID, timeout time.Duration) {
 // renew keeps the etcd lease alive and checks that the id's key is still
 // ours and the prefix's epoch unchanged; when the key or the etcd lease is
 // gone it takes the id again if nobody acquired it since.
-func (l *Lease) renew(ctx context.Context, at time.Time) leasekeep.Renewal {
+func (l *Lease) renew(ctx context.Context, at time.Time) lease.Renewal {
 	ctx, cancel := context.WithTimeout(ctx, l.s.Timeout)
 	defer cancel()
 	id := clientv3.LeaseID(l.leaseID.Load())
@@ -382,7 +382,7 @@ func (l *Lease) renew(ctx context.Context, at time.Time) leasekeep.Renewal {
 	if err != nil {
 		return l.failed(err)
 	}
-	resp, err := l.client.Txn(ctx).Then(clientv3.OpGet(l.leaseKey), clientv3.OpGet(l.epochKey)).Commit()
+	resp, err := l.client.Txn(ctx).Then(clientv3.OpGet(l.leaseKey), clientv3.OpGet(l.s.epochKey())).Commit()
 	if err != nil {
 		return l.failed(err)
 	}
@@ -404,7 +404,7 @@ func (l *Lease) renew(ctx context.Context, at time.Time) leasekeep.Renewal {
 		revoke(l.client, id, l.s.Timeout)
 		return l.failed(errors.New("the key moved to another of this holder's etcd leases"))
 	}
-	return leasekeep.Renewal{Kind: leasekeep.Renewed, Sent: at, TTL: time.Duration(ka.TTL) * time.Second}
+	return lease.Renewal{Kind: lease.Renewed, Sent: at, TTL: time.Duration(ka.TTL) * time.Second}
 }
 
 // sameEpoch reports whether kvs, a read of the epoch key, holds the epoch
@@ -418,7 +418,7 @@ func (l *Lease) sameEpoch(kvs []*mvccpb.KeyValue) bool {
 // this lease (nobody acquired the id since) and the epoch is unchanged. at,
 // the instant the renewal timer fired, precedes the keep-alive or grant
 // whose TTL the key now lives on, so the lease's validity counts from it.
-func (l *Lease) retake(ctx context.Context, id clientv3.LeaseID, at time.Time, ttl time.Duration) leasekeep.Renewal {
+func (l *Lease) retake(ctx context.Context, id clientv3.LeaseID, at time.Time, ttl time.Duration) lease.Renewal {
 	if id == 0 {
 		grant, err := l.client.Grant(ctx, int64(l.s.TTL/time.Second))
 		if err != nil {
@@ -429,9 +429,9 @@ func (l *Lease) retake(ctx context.Context, id clientv3.LeaseID, at time.Time, t
 	txn, err := l.client.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(l.leaseKey), "=", 0),
 			clientv3.Compare(clientv3.Value(l.ownerKey), "=", l.owner),
-			clientv3.Compare(clientv3.Value(l.epochKey), "=", l.epoch)).
+			clientv3.Compare(clientv3.Value(l.s.epochKey()), "=", l.epoch)).
 		Then(clientv3.OpPut(l.leaseKey, l.token, clientv3.WithLease(id))).
-		Else(clientv3.OpGet(l.epochKey)).
+		Else(clientv3.OpGet(l.s.epochKey())).
 		Commit()
 	if err != nil {
 		return l.failed(err)
@@ -446,68 +446,31 @@ func (l *Lease) retake(ctx context.Context, id clientv3.LeaseID, at time.Time, t
 	if old := l.leaseID.Swap(int64(id)); old != int64(id) {
 		revoke(l.client, clientv3.LeaseID(old), l.s.Timeout) // gone already, normally
 	}
-	return leasekeep.Renewal{Kind: leasekeep.Retaken, Sent: at, TTL: ttl}
+	return lease.Renewal{Kind: lease.Retaken, Sent: at, TTL: ttl}
 }
 
-func (l *Lease) failed(err error) leasekeep.Renewal {
-	return leasekeep.Renewal{Kind: leasekeep.RenewFailed, Err: fmt.Errorf("etcdlease: renewing node %d: %w", l.node, err)}
+func (l *Lease) failed(err error) lease.Renewal {
+	return lease.Renewal{Kind: lease.RenewFailed, Err: fmt.Errorf("etcdlease: renewing node %d: %w", l.node, err)}
 }
 
-func (l *Lease) lostTo(what string) leasekeep.Renewal {
-	return leasekeep.Renewal{Kind: leasekeep.Lost, Err: fmt.Errorf("%w: etcdlease: node %d %s", ringflake.ErrLeaseLost, l.node, what)}
+func (l *Lease) lostTo(what string) lease.Renewal {
+	return lease.Renewal{Kind: lease.Lost, Err: fmt.Errorf("%w: etcdlease: node %d %s", ringflake.ErrLeaseLost, l.node, what)}
 }
 
-func (l *Lease) dataLost() leasekeep.Renewal {
-	return leasekeep.Renewal{Kind: leasekeep.Lost, Err: fmt.Errorf("%w: %w: prefix %q has no epoch %s any more (node %d)",
-		ringflake.ErrLeaseLost, ErrDataLost, l.s.Prefix, l.epoch, l.node)}
+func (l *Lease) dataLost() lease.Renewal {
+	return lease.Renewal{Kind: lease.Lost, Err: fmt.Errorf("%w: %w: prefix %q has no epoch %s any more (node %d)",
+		ringflake.ErrLeaseLost, lease.ErrDataLost, l.s.Prefix, l.epoch, l.node)}
 }
-
-// Node returns the leased node id.
-func (l *Lease) Node() int64 { return l.node }
-
-// Held reports whether the lease certainly holds the id: the last
-// successful keep-alive was sent less than TTL − Margin ago on the lease's
-// clock, no renewal found the id taken, and no quiet period is under way.
-// It compares that instant with the clock (monotonic time, with the system
-// clock) on every call, so a renewal goroutine that runs late cannot
-// stretch it; it costs two atomic loads and a clock reading.
-func (l *Lease) Held() bool { return l.k.Held() }
-
-// WaitHeld blocks until [Lease.Held] is true and returns nil: at once,
-// normally; at the end of the quiet period after a first start under the
-// prefix or a server that lost the prefix's data; when a renewal succeeds
-// after an outage. It returns [Lease.Err] when the lease ends first, and
-// ctx's error when ctx is done first.
-func (l *Lease) WaitHeld(ctx context.Context) error { return l.k.Wait(ctx) }
-
-// MarkAhead returns TTL/2: the lead with which a generator that keeps its
-// high-water mark with the lease writes it, unless ringflake.WithMarkAhead
-// says otherwise. A generator then saves a mark about every TTL/4 instead
-// of twice a second, and keeps issuing through an etcd stall (an
-// election, a slow disk) of up to about TTL/4 before it waits for a save;
-// after a crash the next holder cannot get the id before the crashed
-// holder's mark is in the past (the key outlives the mark), so a longer
-// lead costs a new holder nothing unless its clock is behind.
-func (l *Lease) MarkAhead() time.Duration { return l.s.MarkAhead() }
-
-// Done returns a channel that is closed when the lease ends for good: it
-// was lost (another holder holds or took the id) or closed. [Lease.Err]
-// then says which.
-func (l *Lease) Done() <-chan struct{} { return l.k.Done() }
-
-// Err returns nil while the lease may still hold the id; once the lease
-// has ended, what ended it first: an error matching ringflake.ErrLeaseLost
-// when it was lost for good, [ErrClosed] when it was closed.
-func (l *Lease) Err() error { return l.k.Err() }
 
 // Close stops renewing and revokes the etcd lease, which deletes the id's
 // key, so the id is free at once. Close a generator using the lease
 // first — its Close saves the exact high-water mark through the lease.
 // Closing twice returns nil the second time. The revocation is bounded by
 // ctx and by Options.Timeout; Close returns the client's error (the id
-// then stays held until its TTL runs out), or ctx's.
+// then stays held until its TTL runs out), or ctx's. After Close, Err
+// returns [lease.ErrClosed].
 func (l *Lease) Close(ctx context.Context) error {
-	if !l.k.Stop(ErrClosed) {
+	if !l.stop(lease.ErrClosed) {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.s.Timeout)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/etcdlease"
-	"github.com/ringflake/ringflake/internal/leasetest"
+	"github.com/ringflake/ringflake/lease/leasetest"
 )
 
 // TestFailedAcquisitionRevokesItsLease: Acquire grants an etcd lease before

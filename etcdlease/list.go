@@ -11,28 +11,16 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/lease"
 )
-
-// A Holding is a node id in use, as [List] reports it.
-type Holding struct {
-	Node int64
-	// Holder is the [Options.Holder] of the lease that holds the id.
-	Holder string
-	// TTL is how long the id stays held on the server unless renewed, in
-	// whole seconds as etcd reports it.
-	TTL time.Duration
-	// Mark is the Limit of the node's saved high-water mark; zero when none
-	// was saved (or the mark cannot be read).
-	Mark time.Time
-}
 
 // List returns the ids in use under opts.Prefix in [0, Layout.MaxNode()],
 // in ascending order, for an operator. Only Prefix and Layout of opts
 // matter. The keys are read at one revision; the remaining TTLs are asked
 // for one by one afterwards. Errors: ringflake.ErrInvalidOption for
 // Options that cannot work, otherwise the client's.
-func List(ctx context.Context, client Client, opts Options) ([]Holding, error) {
-	s, err := opts.settings()
+func List(ctx context.Context, client Client, opts Options) ([]lease.Holding, error) {
+	s, err := resolve(opts, client)
 	if err != nil {
 		return nil, err
 	}
@@ -58,9 +46,9 @@ func List(ctx context.Context, client Client, opts Options) ([]Holding, error) {
 			}
 		}
 	}
-	var out []Holding
+	var out []lease.Holding
 	for n, token := range values[0] {
-		h := Holding{Node: n}
+		h := lease.Holding{Node: n}
 		if tok, holder, ok := strings.Cut(string(values[1][n]), " "); ok && tok == string(token) {
 			h.Holder = holder
 		}
@@ -79,6 +67,6 @@ func List(ctx context.Context, client Client, opts Options) ([]Holding, error) {
 		}
 		out = append(out, h)
 	}
-	slices.SortFunc(out, func(a, b Holding) int { return cmp.Compare(a.Node, b.Node) })
+	slices.SortFunc(out, func(a, b lease.Holding) int { return cmp.Compare(a.Node, b.Node) })
 	return out, nil
 }

@@ -11,12 +11,17 @@
 // suit a cluster (untested here).
 //
 //	client := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
-//	lease, err := redislease.Acquire(ctx, client, redislease.Options{TTL: 10 * time.Second})
-//	err = lease.WaitHeld(ctx) // at once, or after a quiet period (below)
-//	gen, err := ringflake.New(lease.Node(), ringflake.WithLease(lease))
+//	l, err := redislease.Acquire(ctx, client, redislease.Options{TTL: 10 * time.Second})
+//	err = l.WaitHeld(ctx) // at once, or after a quiet period (below)
+//	gen, err := ringflake.New(l.Node(), ringflake.WithLease(l))
 //	...
-//	gen.Close(ctx)   // saves the exact high-water mark through the lease
-//	lease.Close(ctx) // releases the id at once
+//	gen.Close(ctx) // saves the exact high-water mark through the lease
+//	l.Close(ctx)   // releases the id at once
+//
+// What both lease modules share — [Options], the events, the errors, the
+// renewal loop ([lease.Keeper], embedded in [Lease]) — is package
+// github.com/ringflake/ringflake/lease of the core module; this module
+// holds Redis's side of it: the Lua scripts and the go-redis calls.
 //
 // # How an id is held
 //
@@ -44,7 +49,7 @@
 // on its clock. Measuring from the send, not from the reply, means the
 // server's TTL started no earlier than the instant the lease counts from;
 // Margin (TTL/100 + 2ms by default) covers the holder's clock running
-// slower than the server's. [Lease.Held] — which a generator calls on
+// slower than the server's. Held ([lease.Keeper.Held]) — which a generator calls on
 // every ID — compares that instant with the clock (monotonic time) on
 // every call, so a renewal goroutine that runs late (a long GC pause, a
 // loaded machine) cannot stretch the lease. When renewals fail — Redis
@@ -54,11 +59,22 @@
 //
 // When a renewal finds the key gone (expired, or deleted by hand) and the
 // node hash still names this lease's token, nobody acquired the id in
-// between, and the same script sets the key again ([Retaken]). When another
+// between, and the same script sets the key again ([lease.Retaken]). When another
 // token holds the key, or acquired it since, the lease is lost for good
-// ([Lost]): Held stays false, [Lease.Done] is closed and [Lease.Err] tells
+// ([lease.Lost]): Held stays false, [lease.Keeper.Done] is closed and [lease.Keeper.Err] tells
 // why. The service should then acquire a new lease and start a new
 // generator.
+//
+// # Claiming a configured id
+//
+// A node id given by configuration (static, an environment variable, a
+// StatefulSet's ordinal) is exactly as unique as that configuration. [Claim]
+// guards it: the same script with one id to try (SET NX on its key), the
+// same renewals, fencing, quiet periods and marks as Acquire, so a second
+// process that claims an id someone holds fails at once with a
+// [*lease.HeldError] naming the holder ([Options].Holder, "HOSTNAME/PID"
+// by default, from the node hash), and a holder that loses its claim stops
+// issuing. Claimed and acquired ids share the range.
 //
 // # Requests and timeouts
 //
@@ -93,28 +109,41 @@
 //     prefix's data (restart without persistence, FLUSHALL, an empty
 //     replica). Acquire makes a new epoch and starts a quiet period;
 //     renewals of leases of the old epoch report them lost for good (the
-//     error matches [ErrDataLost]).
+//     error matches [lease.ErrDataLost]).
 //   - another run_id: the server process changed (a restart, a failover)
 //     and may have lost its latest writes. A quiet period starts; the
 //     epoch stays, so holders whose keys survived keep them.
 //
-// During a quiet period — TTL + Margin, by which time every lease the
-// server may have forgotten has expired even by its holder's count — ids
-// are handed out as usual, but a lease that takes one (by Acquire, or
-// again after its key vanished) does not hold it before the period ends:
-// Held is false and generators fail with ringflake.ErrLeaseLost. Use
-// [Lease.WaitHeld] to wait for it. A fleet's first start under a new
+// During a quiet period — TTL + Margin + MaxLead — ids are handed out as
+// usual, but a lease that takes one (by Acquire or Claim, or again after
+// its key vanished) does not hold it before the period ends: Held is false
+// and generators fail with ringflake.ErrLeaseLost. Use
+// [lease.Keeper.WaitHeld] to wait for it. A fleet's first start under a new
 // prefix waits once, for the same reason: the server cannot tell a new
-// prefix from a lost one. Leases that share a prefix should share a TTL:
-// the quiet period is the TTL of the lease that found the loss.
+// prefix from a lost one.
+//
+// The period's length is the arithmetic of the worst case. A holder A
+// that Redis forgot last renewed at some instant before the loss, so by
+// its own count it holds its id, and issues, until at most TTL − Margin
+// after the loss; its IDs may run up to MaxLead ahead of its clock (a
+// logical strategy borrowing future time), so they reach the loss + TTL −
+// Margin + MaxLead at most. The next holder B issues from the end of the
+// quiet period on, stamped at or after its clock: loss + TTL + Margin +
+// MaxLead at least — 2 × Margin above A's last possible ID, with clocks
+// that agree. Options.MaxLead is the fleet's bound on the lead, the same
+// (or more) in every process of the prefix, since the lease that finds
+// the loss sets the period; ringflake.New refuses a generator on a lease
+// whose strategy may lead further than its MaxLead, or that does not say.
+// Leases of one prefix should share a TTL for the same reason.
 //
 // What remains:
 //
 //   - Marks. A server that loses data loses marks: the next holder of an
 //     id starts from its own clock. After a quiet period the previous
-//     holder has stopped, so its IDs are behind the new holder's unless the
-//     new holder's clock is behind the old one's by more than about the
-//     margin. A holder whose key survived a restart that lost its latest
+//     holder has stopped and the clock has passed its lead, so its IDs are
+//     behind the new holder's unless the new holder's clock is behind the
+//     old one's by more than about the margin, or a holder ran further
+//     ahead than the MaxLead of the lease that found the loss. A holder whose key survived a restart that lost its latest
 //     mark keeps issuing correctly, but if it crashes before it saves a
 //     mark again (within about TTL/4), the next holder of its id starts
 //     from the older mark.
@@ -152,7 +181,7 @@
 //
 // A generator writes its mark ahead of the IDs it issues, and saves the
 // next one when half the lead is used. The lease suggests a lead of TTL/2
-// ([Lease.MarkAhead]) instead of ringflake.DefaultMarkAhead (1 s): one
+// ([lease.Keeper.MarkAhead]) instead of ringflake.DefaultMarkAhead (1 s): one
 // save about every TTL/4 per node rather than two a second, and a
 // generator that keeps issuing through a Redis pause of up to about TTL/4
 // before it waits for a save. The cost is what the next holder must skip
@@ -168,8 +197,8 @@
 // # Choosing the TTL
 //
 // The TTL is how long an id of a crashed holder stays unusable, how long
-// a holder cut off from Redis keeps issuing, and how long a quiet period
-// lasts. All should be short, but a renewal must succeed within
+// a holder cut off from Redis keeps issuing, and, with MaxLead, how long a
+// quiet period lasts. All should be short, but a renewal must succeed within
 // TTL − Margin: with the default RenewEvery of TTL/3, two renewals in a
 // row may fail. 10 s (the default) suits most fleets; go lower only with a
 // fast, close Redis.

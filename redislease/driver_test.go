@@ -2,12 +2,8 @@ package redislease_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
 	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,31 +11,13 @@ import (
 	"github.com/redis/go-redis/v9/logging"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ringflake/ringflake/internal/leasetest"
+	"github.com/ringflake/ringflake/lease/leasetest"
 	"github.com/ringflake/ringflake/redislease"
 )
 
-// The tests run against real Redis servers, never a fake:
-//
-//   - RINGFLAKE_TEST_REDIS_ADDR names a server the tests share (each test
-//     under a prefix of its own);
-//   - RINGFLAKE_TEST_REDIS_SERVER names the redis-server binary, for the
-//     tests that stop and restart a server of their own.
-//
-// scripts/test.sh installs redis-server from Debian's packages when it is
-// missing, starts the shared server on a free loopback port and exports
-// both. A test without them fails: a lease test that skips proves nothing.
-const (
-	addrEnv   = "RINGFLAKE_TEST_REDIS_ADDR"
-	serverEnv = "RINGFLAKE_TEST_REDIS_SERVER"
-)
-
-func requireEnv(t *testing.T, name string) string {
-	t.Helper()
-	return leasetest.RequireEnv(t, name, fmt.Sprintf("These tests need a real Redis: run ./scripts/test.sh from the repository root "+
-		"(it installs redis-server and starts one), or start one yourself and export "+
-		"%s=127.0.0.1:PORT and %s=$(command -v redis-server)", addrEnv, serverEnv))
-}
+// The tests run against real Redis servers, never a fake: the server of
+// leasetest.RedisAddrEnv, which the tests share (each under a prefix of
+// its own), and servers of their own (leasetest.StartRedis).
 
 // TestMain silences go-redis's own log: the outage tests make it print a
 // line per failed dial, which the tests check through the lease's events.
@@ -53,26 +31,14 @@ type driver struct{}
 
 func (driver) Connect(t *testing.T) leasetest.Conn {
 	t.Helper()
-	addr := requireEnv(t, addrEnv)
+	addr := leasetest.RequireEnv(t, leasetest.RedisAddrEnv)
 	c := newClient(t, addr)
-	require.NoError(t, c.Ping(context.Background()).Err(), "the server at %s=%s does not answer", addrEnv, addr)
-	return conn{c}
+	require.NoError(t, c.Ping(context.Background()).Err(), "the server at %s=%s does not answer", leasetest.RedisAddrEnv, addr)
+	return newConn(c)
 }
 
 func (driver) Unreachable(t *testing.T) leasetest.Conn {
-	return conn{newClient(t, fmt.Sprintf("127.0.0.1:%d", leasetest.FreePort(t)))}
-}
-
-func (driver) ErrClosed() error { return redislease.ErrClosed }
-
-func (driver) ErrDataLost() error { return redislease.ErrDataLost }
-
-func (driver) RangeFull(err error) (int64, bool) {
-	var re *redislease.RangeFullError
-	if !errors.As(err, &re) {
-		return 0, false
-	}
-	return re.Nodes, true
+	return newConn(newClient(t, fmt.Sprintf("127.0.0.1:%d", leasetest.FreePort(t))))
 }
 
 // DetectsRestart: the scripts compare the server's run_id with the one
@@ -81,21 +47,10 @@ func (driver) DetectsRestart() bool { return true }
 
 func (driver) TTLUnit() time.Duration { return time.Millisecond }
 
-// StartServer starts a private redis-server on a free loopback port, with
-// its data (an append-only file synced on every write, as a fleet's Redis
-// should be configured) in a temporary directory.
+// StartServer starts a private redis-server that keeps its data as a
+// fleet's Redis should: an append-only file synced on every write.
 func (driver) StartServer(t *testing.T) leasetest.Server {
-	t.Helper()
-	s := server{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(leasetest.FreePort(t)))}
-	host, port, _ := net.SplitHostPort(s.addr)
-	probe := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1, DialTimeout: 100 * time.Millisecond, DisableIdentity: true})
-	t.Cleanup(func() { _ = probe.Close() })
-	s.Process = leasetest.StartProcess(t, requireEnv(t, serverEnv), func(dir string) []string {
-		return []string{"--bind", host, "--port", port, "--dir", dir,
-			"--appendonly", "yes", "--appendfsync", "always", "--save", "",
-			"--daemonize", "no", "--protected-mode", "yes"}
-	}, func() bool { return probe.Ping(context.Background()).Err() == nil })
-	return s
+	return server{leasetest.StartRedis(t, true)}
 }
 
 // newClient returns a client of addr that fails fast while the server is
@@ -116,43 +71,28 @@ func newClient(t *testing.T, addr string) *redis.Client {
 }
 
 // server is a redis-server of the test's own.
-type server struct {
-	*leasetest.Process
-	addr string
-}
+type server struct{ *leasetest.RedisServer }
 
 func (s server) Connect(t *testing.T, patient bool) leasetest.Conn {
 	t.Helper()
 	if !patient {
-		return conn{newClient(t, s.addr)}
+		return newConn(newClient(t, s.Addr))
 	}
-	c := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1, ReadTimeout: time.Minute, DisableIdentity: true})
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1, ReadTimeout: time.Minute, DisableIdentity: true})
 	t.Cleanup(func() { _ = c.Close() })
-	return conn{c}
+	return newConn(c)
 }
 
-// conn is a client of a Redis server, for the suite.
-type conn struct{ c *redis.Client }
-
-// options converts the suite's options.
-func options(o leasetest.Options) redislease.Options {
-	return redislease.Options{
-		Prefix: o.Prefix, Layout: o.Layout, TTL: o.TTL, RenewEvery: o.RenewEvery,
-		Margin: o.Margin, Timeout: o.Timeout, Holder: o.Holder, Clock: o.Clock,
-		OnEvent: leasetest.OnEvent[redislease.Event](o.OnEvent),
-	}
+// conn is a client of a Redis server, for the suite: the module's calls
+// through it, and what the tests do behind a lease's back.
+type conn struct {
+	leasetest.Calls[redis.Scripter, *redislease.Lease]
+	c *redis.Client
 }
 
-func (c conn) Acquire(ctx context.Context, o leasetest.Options) (leasetest.Lease, error) {
-	return leasetest.Acquired(redislease.Acquire(ctx, c.c, options(o)))
+func newConn(c *redis.Client) conn {
+	return conn{leasetest.Calls[redis.Scripter, *redislease.Lease]{Client: c, Acquirer: redislease.Acquire, Claimer: redislease.Claim, Lister: redislease.List}, c}
 }
-
-func (c conn) List(ctx context.Context, o leasetest.Options) ([]leasetest.Holding, error) {
-	return leasetest.Listed(redislease.List(ctx, c.c, options(o)))
-}
-
-func leaseKey(prefix string, node int64) string { return fmt.Sprintf("{%s}:lease:%d", prefix, node) }
-func nodeKey(prefix string, node int64) string  { return fmt.Sprintf("{%s}:node:%d", prefix, node) }
 
 // Expire makes a lease key expire now. PEXPIRE key 1 lets the server
 // expire it the way a TTL running out does (PEXPIRE 0 would delete it
@@ -196,23 +136,7 @@ func (c conn) CorruptMark(t *testing.T, prefix string, node int64) string {
 // Settle writes the prefix's epoch as the scripts do, with the server's
 // run_id, so that the scripts see neither a missing epoch nor a restart.
 func (c conn) Settle(t *testing.T, prefix string) {
-	t.Helper()
-	ctx := context.Background()
-	require.NoError(t, c.c.HSet(ctx, "{"+prefix+"}:epoch", "id", "settled", "run", runID(t, c.c)).Err())
-}
-
-// runID returns the run_id of the server c talks to.
-func runID(t *testing.T, c *redis.Client) string {
-	t.Helper()
-	info, err := c.Info(context.Background(), "server").Result()
-	require.NoError(t, err)
-	for _, line := range strings.Split(info, "\n") {
-		if id, ok := strings.CutPrefix(strings.TrimSpace(line), "run_id:"); ok {
-			return id
-		}
-	}
-	t.Fatalf("no run_id in INFO server: %q", info)
-	return ""
+	leasetest.SettleRedis(t, c.c.Options().Addr, prefix)
 }
 
 // WaitConnected waits until the client reaches the server again: it dials
@@ -223,3 +147,7 @@ func (c conn) WaitConnected(t *testing.T) {
 		return c.c.Ping(context.Background()).Err() == nil
 	}, 30*time.Second, 10*time.Millisecond, "the client did not reconnect")
 }
+
+// The keys of a prefix, as the module writes them.
+func leaseKey(prefix string, node int64) string { return fmt.Sprintf("{%s}:lease:%d", prefix, node) }
+func nodeKey(prefix string, node int64) string  { return fmt.Sprintf("{%s}:node:%d", prefix, node) }

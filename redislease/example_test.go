@@ -13,8 +13,8 @@ import (
 )
 
 // A service leases its node id from Redis, issues IDs under it, and
-// restarts with a new lease when it loses this one. (No Output: it needs
-// a Redis server.)
+// restarts with a new lease when it loses this one. etcdlease's Acquire
+// is used the same way. (No Output: it needs a Redis server.)
 func Example() {
 	ctx := context.Background()
 	// ContextTimeoutEnabled lets go-redis give up at the lease's deadlines
@@ -32,8 +32,8 @@ func Example() {
 		log.Fatal(err)
 	}
 	// The first lease under a prefix, or the first after Redis restarted
-	// or lost data, waits out a quiet period of one TTL before it holds
-	// its id; normally this returns at once.
+	// or lost data, waits out a quiet period (TTL + Margin + MaxLead)
+	// before it holds its id; normally this returns at once.
 	if err := lease.WaitHeld(ctx); err != nil {
 		log.Fatal(err)
 	}

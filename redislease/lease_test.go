@@ -13,7 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/internal/leasetest"
+	"github.com/ringflake/ringflake/lease"
+	"github.com/ringflake/ringflake/lease/leasetest"
 	"github.com/ringflake/ringflake/redislease"
 	"github.com/ringflake/ringflake/simclock"
 	"github.com/ringflake/ringflake/strategies"
@@ -51,14 +52,18 @@ func (*scriptCalls) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 // RangeFullError after 64 calls.
 func TestAcquireInChunks(t *testing.T) {
 	ctx := context.Background()
-	c := newClient(t, requireEnv(t, addrEnv))
+	c := newClient(t, leasetest.RequireEnv(t, leasetest.RedisAddrEnv))
 	calls := &scriptCalls{}
 	c.AddHook(calls)
 	prefix := leasetest.Prefix(t)
-	conn{c}.Settle(t, prefix)
+	newConn(c).Settle(t, prefix)
 	opts := redislease.Options{Prefix: prefix, Layout: leasetest.SmallLayout(t, 16), TTL: time.Minute}
 	const free = 40000
-	p := c.Pipeline()
+	// The 65,535 SETs go through a client of their own, patient enough
+	// for a loaded machine (the fail-fast one gives up after 2 s).
+	loader := redis.NewClient(&redis.Options{Addr: c.Options().Addr, ReadTimeout: time.Minute, DisableIdentity: true})
+	t.Cleanup(func() { _ = loader.Close() })
+	p := loader.Pipeline()
 	for i := range 1 << 16 {
 		if i != free {
 			p.Set(ctx, fmt.Sprintf("{%s}:lease:%d", prefix, i), "someone", time.Minute)
@@ -76,9 +81,9 @@ func TestAcquireInChunks(t *testing.T) {
 	calls.n.Store(0)
 	_, err = redislease.Acquire(ctx, c, opts)
 	require.ErrorIs(t, err, ringflake.ErrNodeUnavailable)
-	var full *redislease.RangeFullError
+	var full *lease.RangeFullError
 	require.ErrorAs(t, err, &full)
-	assert.Equal(t, redislease.RangeFullError{Prefix: prefix, Nodes: 1 << 16}, *full)
+	assert.Equal(t, lease.RangeFullError{Package: "redislease", Prefix: prefix, Nodes: 1 << 16}, *full)
 	assert.Equal(t, int64(64), calls.n.Load(), "64 chunks of 1024 ids")
 }
 
@@ -90,21 +95,21 @@ func TestAcquireInChunks(t *testing.T) {
 // quiet period, and no ID is issued twice while both try.
 func TestRestartThatLostRecentWrites(t *testing.T) {
 	s := driver{}.StartServer(t).(server)
-	c := newClient(t, s.addr)
+	c := newClient(t, s.Addr)
 	prefix := leasetest.Prefix(t)
-	conn{c}.Settle(t, prefix)
+	newConn(c).Settle(t, prefix)
 	type side struct {
 		clk    *clock.Mock
 		lease  *redislease.Lease
 		gen    *ringflake.Generator
 		gclk   *simclock.Clock
-		events chan redislease.Event
+		events chan lease.Event
 	}
 	newSide := func() *side {
-		sd := &side{clk: clock.NewMock(), gclk: simclock.New(leasetest.Start), events: make(chan redislease.Event, 16)}
+		sd := &side{clk: clock.NewMock(), gclk: simclock.New(leasetest.Start), events: make(chan lease.Event, 16)}
 		sd.clk.Set(leasetest.Start)
 		l, err := redislease.Acquire(context.Background(), c, redislease.Options{Prefix: prefix, TTL: time.Minute,
-			Clock: sd.clk, OnEvent: func(e redislease.Event) { sd.events <- e }})
+			Clock: sd.clk, OnEvent: func(e lease.Event) { sd.events <- e }})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = l.Close(context.Background()) })
 		sd.lease = l
@@ -112,13 +117,13 @@ func TestRestartThatLostRecentWrites(t *testing.T) {
 		require.NoError(t, err)
 		return sd
 	}
-	next := func(sd *side) redislease.Event {
+	next := func(sd *side) lease.Event {
 		select {
 		case e := <-sd.events:
 			return e
 		case <-time.After(30 * time.Second):
 			t.Fatal("no lease event within 30s")
-			return redislease.Event{}
+			return lease.Event{}
 		}
 	}
 	a := newSide()
@@ -127,7 +132,7 @@ func TestRestartThatLostRecentWrites(t *testing.T) {
 
 	s.Stop(t)
 	s.Start(t)
-	conn{c}.WaitConnected(t)
+	newConn(c).WaitConnected(t)
 	ctx := context.Background()
 	require.NoError(t, c.Del(ctx, fmt.Sprintf("{%s}:lease:0", prefix), fmt.Sprintf("{%s}:node:0", prefix)).Err(),
 		"the restart lost A's acquisition")
@@ -146,9 +151,9 @@ func TestRestartThatLostRecentWrites(t *testing.T) {
 		if i%20 == 0 {
 			if i == 20 {
 				e := next(a)
-				require.Equal(t, redislease.Lost, e.Kind, "A's renewal finds B's token: %+v", e)
+				require.Equal(t, lease.Lost, e.Kind, "A's renewal finds B's token: %+v", e)
 			}
-			require.Equal(t, redislease.Renewed, next(b).Kind)
+			require.Equal(t, lease.Renewed, next(b).Kind)
 		}
 		for who, sd := range map[string]*side{"A": a, "B": b} {
 			for range 3 {
@@ -174,10 +179,10 @@ func TestRestartThatLostRecentWrites(t *testing.T) {
 // server's error), rather than acquire blind.
 func TestScriptsNeedINFO(t *testing.T) {
 	s := driver{}.StartServer(t).(server)
-	c := newClient(t, s.addr)
+	c := newClient(t, s.Addr)
 	ctx := context.Background()
 	require.NoError(t, c.Do(ctx, "ACL", "SETUSER", "noinfo", "on", ">secret", "~*", "+@all", "-info").Err())
-	limited := redis.NewClient(&redis.Options{Addr: s.addr, Username: "noinfo", Password: "secret", MaxRetries: -1, DisableIdentity: true})
+	limited := redis.NewClient(&redis.Options{Addr: s.Addr, Username: "noinfo", Password: "secret", MaxRetries: -1, DisableIdentity: true})
 	t.Cleanup(func() { _ = limited.Close() })
 	_, err := redislease.Acquire(ctx, limited, redislease.Options{Prefix: leasetest.Prefix(t)})
 	require.Error(t, err)

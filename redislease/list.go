@@ -8,20 +8,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/internal/leasekeep"
+	"github.com/ringflake/ringflake/lease"
 )
-
-// A Holding is a node id in use, as [List] reports it.
-type Holding struct {
-	Node int64
-	// Holder is the [Options.Holder] of the lease that holds the id.
-	Holder string
-	// TTL is how long the id stays held on the server unless renewed.
-	TTL time.Duration
-	// Mark is the Limit of the node's saved high-water mark; zero when none
-	// was saved (or the mark cannot be read).
-	Mark time.Time
-}
 
 // listChunk is how many ids one List script examines, so that a large
 // range does not block the server for long.
@@ -33,15 +21,15 @@ const listChunk = 1024
 // taken in chunks of 1024 ids: ids acquired or released while it runs may
 // or may not appear. Errors: ringflake.ErrInvalidOption for Options that
 // cannot work, otherwise the client's, context.DeadlineExceeded or ctx's.
-func List(ctx context.Context, client redis.Scripter, opts Options) ([]Holding, error) {
-	s, err := opts.settings()
+func List(ctx context.Context, client redis.Scripter, opts Options) ([]lease.Holding, error) {
+	s, err := resolve(opts, client)
 	if err != nil {
 		return nil, err
 	}
-	var out []Holding
+	var out []lease.Holding
 	for from := int64(0); from <= s.MaxNode; from += listChunk {
 		to := min(from+listChunk-1, s.MaxNode)
-		rows, err := leasekeep.Call(ctx, s.Timeout, func(ctx context.Context) ([]any, error) {
+		rows, err := lease.Call(ctx, s.Timeout, func(ctx context.Context) ([]any, error) {
 			return listScript.Run(ctx, client, []string{s.keyBase()}, from, to).Slice()
 		})
 		if err != nil {
@@ -54,7 +42,7 @@ func List(ctx context.Context, client redis.Scripter, opts Options) ([]Holding, 
 			}
 			id, _ := f[0].(int64)
 			ttl, _ := f[1].(int64)
-			h := Holding{Node: id, TTL: time.Duration(ttl) * time.Millisecond}
+			h := lease.Holding{Node: id, TTL: time.Duration(ttl) * time.Millisecond}
 			if tok, ok := f[2].(string); ok && tok == f[3] {
 				h.Holder, _ = f[4].(string)
 			}

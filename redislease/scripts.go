@@ -17,8 +17,8 @@ import "github.com/redis/go-redis/v9"
 //	                value made when the key is missing, and the run_id of
 //	                the server process that last ran a script (run)
 //	{p}:quiet       present, with a TTL, while ids taken now must not be
-//	                used: TTL + Margin after the epoch was made or the
-//	                server process changed
+//	                used: TTL + Margin + MaxLead after the epoch was made
+//	                or the server process changed
 
 // guard is the start of every script that reads or makes the epoch. With
 // KEYS[1] = "{p}", create (a new epoch value, or "" to never make one) and
@@ -65,9 +65,12 @@ end
 `
 
 // acquireScript takes the lowest free id of [from, to]: the first
-// {p}:lease:<id> that SET NX creates. KEYS[1] = "{p}"; ARGV = from, to,
-// token, TTL in ms, holder, new epoch, quiet period in ms. Returns {id,
-// epoch, quiet ms left}, with id -1 when every id of the chunk is held.
+// {p}:lease:<id> that SET NX creates (Claim asks for one id: from = to).
+// KEYS[1] = "{p}"; ARGV = from, to, token, TTL in ms, holder, new epoch,
+// quiet period in ms. Returns {id, epoch, quiet ms left, ""}, or, when
+// every id of [from, to] is held, {-1, epoch, quiet ms left, holder of
+// id to}: the holder recorded in its node hash when the hash's token is
+// the lease key's, else "".
 var acquireScript = redis.NewScript(guard + `
 local p = KEYS[1]
 local epoch, quiet = guard(p, ARGV[6], ARGV[7])
@@ -77,10 +80,15 @@ end
 for i = tonumber(ARGV[1]), tonumber(ARGV[2]) do
   if redis.call('SET', p .. ':lease:' .. i, ARGV[3], 'NX', 'PX', ARGV[4]) then
     redis.call('HSET', p .. ':node:' .. i, 'token', ARGV[3], 'holder', ARGV[5])
-    return {i, epoch, quiet}
+    return {i, epoch, quiet, ''}
   end
 end
-return {-1, epoch, quiet}
+local h = redis.call('HMGET', p .. ':node:' .. ARGV[2], 'token', 'holder')
+local holder = ''
+if h[1] and h[1] == redis.call('GET', p .. ':lease:' .. ARGV[2]) then
+  holder = h[2] or ''
+end
+return {-1, epoch, quiet, holder}
 `)
 
 // renewScript extends a lease, or takes the id again when its key is gone

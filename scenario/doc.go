@@ -8,8 +8,9 @@
 // against one strategy on
 // package simclock, checks every call against the strategy's promises and
 // returns a [Report]: IDs issued, duplicates, IDs out of order, errors by
-// kind, the longest stall, the largest lead ahead of and lag behind the
-// wall clock, and the time borrowed from the future. A file can state what
+// kind, the longest stall and the waits it is made of (the strategy's, for
+// a tick with room, for a restart's reservation), the largest lead ahead
+// of and lag behind the wall clock, and the time borrowed from the future. A file can state what
 // it expects of each strategy; the report lists what was not met. [Run] is
 // the same for Go tests, and the command `ringflake replay` for CI.
 //
@@ -43,7 +44,7 @@
 //	expect:                         # optional, per strategy (strategies.Parse syntax) or all
 //	  all: {duplicates: 0}
 //	  error: {available: false}
-//	  "wait:5ms": {max_stall: 5ms, errors: {crash: "<=4"}}
+//	  "wait:5ms": {max_strategy_wait: 5ms, errors: {crash: "<=4"}}
 //	  "logical:1s": {available: true, out_of_order: 0}
 //	  ring: {errors: {rollback: ">0"}, out_of_order: ">0", max_lead: 3ms}
 //
@@ -53,8 +54,18 @@
 // most) or, for available, true (no errors) or false (some errors); the
 // fields are those of [Bound].
 //
+// Scenario files come from pull requests, so a file is untrusted input
+// with limits, each checked before anything is expanded or allocated: at
+// most [MaxFileSize] bytes (1 MiB; [ReadFile] reads no more, so an endless
+// stream is refused too), [MaxEvents] events, [MaxBursts] bursts,
+// expectations for [MaxExpectations] strategies (a YAML alias counting as
+// often as it is used), [MaxGoroutines] callers and [MaxCalls] calls.
+// Parsing takes time and memory in proportion to the file's size, and a
+// replay in proportion to its calls.
+//
 // Every error about a file is an [*Error] that names the file, the line and
-// the field, and matches [ErrInvalid]: unknown fields and events, values of
+// the field, and matches [ErrInvalid]: a file over a limit (naming the
+// limit), unknown fields and events, values of
 // the wrong type, bad times and durations, negative durations where they
 // make no sense, events after the end, a second YAML document, unknown
 // strategies (also matching strategies.ErrInvalidStrategy), layouts
@@ -120,17 +131,35 @@
 // new generator starts after the mark saved ahead, up to the interval past
 // the old run's newest ID, however right the clock is.
 //
-// Until the wall clock passes the mark the new run is behind, as in a
-// rollback, and its strategy decides: error fails, wait waits within its
-// limit and fails beyond it, the ring fails (its spare capacity does not
-// survive a restart), logical borrows within its lead. The report's
-// Restarts ([RestartReport]) tell, for each restart, the mark, how far
-// behind it the clock read when the new run started, the calls abandoned,
-// the calls of the new run that failed while behind, their longest stall,
+// Until the wall clock passes the mark the new run is behind it, in two
+// ways the mark (ringflake.Mark) tells apart. Behind the mark's Since, the
+// newest the old run knew of when it saved the mark, the clock is behind
+// IDs that may have been issued: a rollback, and the new run's strategy
+// decides as in any rollback: error fails, wait waits within its limit and
+// fails beyond it, the ring fails (its spare capacity does not survive a
+// restart), logical borrows within its lead. Between Since and the mark,
+// the old run only reserved time ahead of its IDs: every strategy waits
+// that reservation out (to the tick after the mark), and a logical one
+// borrows across it within its lead; no rollback is reported. A crash
+// during a rollback can look like a reservation: IDs the old run issued
+// after its last save lie between Since and the mark. The report's
+// Restarts ([RestartReport]) tell, for each restart, the mark and its
+// Since, how far behind the mark the clock read when the new run started
+// (the lead of the mark) and how much of that was a rollback and how much
+// a reservation, the calls abandoned, the calls of the new run that failed
+// while behind, their longest stall, the longest wait for the reservation,
 // and the IDs of an earlier run returned again (never expected). The
 // checks go on across restarts: uniqueness and monotonicity against every
 // ID of every run, and no ID of a new run stamped at or before the mark it
 // loaded (the promise "restart").
+//
+// A restart whose new process cannot start — ringflake.New fails, as it
+// does on a host whose clock reads before the layout's epoch — leaves the
+// process down: each call made meanwhile starts it again first, as a
+// supervisor restarts a process that exits, and fails with New's error
+// (of kind "before_epoch") when that fails too. The run resumes with the
+// first start that succeeds; the restart's report counts the failed
+// starts.
 //
 // Only a scenario with a restart event, or that sets mark_ahead, keeps a
 // mark. A mark store changes what the generator does (it never issues past
@@ -147,18 +176,34 @@
 //
 // # What is checked on every call
 //
-// The promises of a strategy come from its steps ([PromiseOf]):
+// The promises of a strategy are those it states (strategies.PromiseOf),
+// never guessed from its name: a strategy that states none (a step that is
+// not a strategies.Promiser) is only held to uniqueness. Checked are:
 // uniqueness for every strategy; IDs greater than every ID returned before
-// the call started for error, wait and logical and chains of them; a stall
-// of at most the longest wait (plus one tick for a used-up sequence, and
-// the jitter) measured on the wall clock with its steps taken out, and on
-// true time as well when the clock has no freeze, drift or jitter; IDs no
-// further ahead of the clock than the longest logical lead, unless a ring
-// step issued them at or below the newest tick already issued. The clock a
-// call is compared with allows for the generator reading the wall clock
-// only once per tick: it may believe in any wall time of the last tick of
-// true time. A broken promise is a [Violation] in the report.
+// the call started for a monotonic promise (error, wait and logical and
+// chains of them); IDs no further ahead of the clock than the promise's
+// lead, unless a step that reuses (the ring) issued them at or below the
+// newest tick already issued; and the stall.
+//
+// A call stalls only while the generator sleeps, and the generator tells
+// the replay why (package internal/calltrace): for the strategy (a wait
+// sitting out a rollback, a logical step at its lead), for a tick with
+// room (the clock's tick is used up, or callers ahead used up the next
+// ones: queueing, which no strategy avoids when demand exceeds the
+// layout's capacity), or for a restart's reservation. The report keeps
+// the longest of each apart from the longest stall. The promise is judged
+// on the strategy's part: at most its longest wait, plus one tick (a
+// logical step at its lead sleeps until the next tick); and every moment
+// of a stall must have one of the three causes. A call that was alone —
+// no other call under way from its start to its end — has nobody ahead of
+// it, so the whole call, its reservation wait aside, must keep within the
+// longest wait plus one tick for a used-up sequence (and the jitter),
+// measured on the wall clock with its steps taken out, and on true time as
+// well when the clock has no freeze, drift or jitter. The clock a call is
+// compared with allows for the generator reading the wall clock only once
+// per tick: it may believe in any wall time of the last tick of true time.
+// A broken promise is a [Violation] in the report.
 //
 // Replays are fast: every shipped scenario against every built-in strategy
-// takes well under a second. A scenario may make at most [MaxCalls] calls.
+// takes well under a second; [MaxCalls] calls take a second or two.
 package scenario

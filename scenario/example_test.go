@@ -44,17 +44,21 @@ expect:
 }
 
 // Replay a crash during a rollback. The new process starts after the
-// high-water mark the old one saved ahead of its IDs: the error strategy
-// fails until the clock passes it, the logical strategy counts on from it.
+// high-water mark the old one saved ahead of its IDs. The clock reads
+// behind the mark's Since, the newest the old process knew of when it
+// saved the mark: that part is a rollback, and the error strategy fails
+// until the clock passes Since. The rest is the reservation the old
+// process saved ahead, which the error strategy waits out and the logical
+// strategy borrows across.
 func ExampleReplay_restart() {
 	s, err := scenario.Parse("crash.yaml", []byte(`
-# The process crashes 5 ms after chronyd steps the clock back 20 ms.
+# The process crashes 5 ms after chronyd steps the clock back 100 ms.
 start: 2026-11-22T12:00:00Z
 duration: 350ms
 mark_ahead: 100ms
 load: {rate: 10/ms}
 events:
-  - {at: 200ms, step: -20ms}
+  - {at: 200ms, step: -100ms}
   - {at: 205ms, restart: crash}
 `))
 	if err != nil {
@@ -70,10 +74,10 @@ events:
 		fmt.Println(" ", r.Restarts[0])
 	}
 	// Output:
-	// error: issued 2770, errors rollback=730, duplicates 0, out of order 0, max lead 0s
-	//   at 205ms: crash, 68ms behind the mark, 680 failed, max stall 1ms
-	// logical:1s: issued 3500, errors 0, duplicates 0, out of order 0, max lead 69ms
-	//   at 205ms: crash, 68ms behind the mark, 0 failed, max stall 0s
+	// error: issued 2970, errors rollback=530, duplicates 0, out of order 0, max lead 0s
+	//   at 205ms: crash, 148ms behind the mark (rollback 48ms, reservation 100ms), 480 failed, max stall 101ms, reservation wait 101ms
+	// logical:1s: issued 3500, errors 0, duplicates 0, out of order 0, max lead 149ms
+	//   at 205ms: crash, 148ms behind the mark (rollback 48ms, reservation 100ms), 0 failed, max stall 0s, reservation wait 0s
 }
 
 // A Recorder turns samples of a host's wall and monotonic clocks into

@@ -35,7 +35,9 @@ type Expectation struct {
 //	errors.before_epoch, errors.crash,         (files nest them: errors: {rollback: ">0"})
 //	errors.other
 //	available                                  true (no errors) or false (some errors)
-//	max_stall, max_lead, max_lag, borrowed     durations: 5ms, "<1s", ">0"
+//	max_stall, max_lead, max_lag, borrowed,    durations: 5ms, "<1s", ">0"
+//	max_strategy_wait, max_queue,              (the parts of max_stall: see Report)
+//	max_reservation_wait
 type Bound struct {
 	Field string // one of the fields above
 	Op    Op
@@ -97,7 +99,7 @@ func fieldKindOf(name string) (fieldKind, bool) {
 	case "issued", "duplicates", "out_of_order", "errors",
 		"errors.rollback", "errors.expired", "errors.before_epoch", "errors.crash", "errors.other":
 		return countField, true
-	case "max_stall", "max_lead", "max_lag", "borrowed":
+	case "max_stall", "max_strategy_wait", "max_queue", "max_reservation_wait", "max_lead", "max_lag", "borrowed":
 		return durationField, true
 	case "available":
 		return boolField, true
@@ -107,7 +109,7 @@ func fieldKindOf(name string) (fieldKind, bool) {
 
 func fieldList() string {
 	return "issued, duplicates, out_of_order, errors (or errors: {rollback, expired, before_epoch, crash, other}), " +
-		"available, max_stall, max_lead, max_lag, borrowed"
+		"available, max_stall, max_strategy_wait, max_queue, max_reservation_wait, max_lead, max_lag, borrowed"
 }
 
 // parseBound reads the value of field as written in a file (the scalar's

@@ -2,15 +2,16 @@ package scenario
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -19,30 +20,69 @@ import (
 )
 
 // ReadFile reads and validates the scenario file at path (see the package
-// documentation for the format). Errors: those of [os.ReadFile], and those
-// of [Parse].
+// documentation for the format). It reads at most [MaxFileSize] bytes: a
+// larger file, or an endless stream such as /dev/zero, is an [*Error]
+// naming the file and the limit. Errors: those of [os.Open] and of
+// reading, and those of [Parse].
 func ReadFile(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, tooLarge(path, fmt.Sprintf("more than %d bytes", MaxFileSize))
+	}
 	return Parse(path, data)
+}
+
+// tooLarge is the error about a file over MaxFileSize.
+func tooLarge(file, size string) *Error {
+	return &Error{File: file, Reason: fmt.Sprintf("%s; a scenario file holds at most %d bytes (1 MiB)", size, MaxFileSize)}
 }
 
 // Parse reads and validates a scenario in the file format (see the package
 // documentation); file names it in errors and becomes Scenario.File.
 // Errors match [ErrInvalid] and are [*Error] values naming the file, line
-// and field: YAML that does not parse, more than one YAML document (empty
-// ones aside), an unknown field or event, a value of the wrong type, a bad
-// time, duration, rate or layout, an unknown strategy (also matching
+// and field: data longer than [MaxFileSize]; YAML that does not parse,
+// more than one YAML document (empty ones aside); more events, bursts or
+// expectations than [MaxEvents], [MaxBursts] or [MaxExpectations], a YAML
+// alias counting as often as it is used; an unknown field or event, a
+// field given twice, a value of the wrong type, a bad time, duration, rate
+// or layout, an unknown strategy (also matching
 // strategies.ErrInvalidStrategy), and everything [Scenario.Validate]
 // rejects.
+//
+// The limits are checked on the YAML document before anything is decoded
+// from it, so Parse takes time and memory in proportion to the size of
+// data.
 func Parse(file string, data []byte) (*Scenario, error) {
-	p := &parser{s: &Scenario{File: file, lines: map[string]int{}}}
+	if len(data) > MaxFileSize {
+		return nil, tooLarge(file, fmt.Sprintf("%d bytes", len(data)))
+	}
+	p := &parser{s: &Scenario{File: file, Comment: headComment(data), lines: map[string]int{}}}
+	doc := fileDoc{p: p}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+	dec.KnownFields(true)
+	err := dec.Decode(&doc)
+	var te *yaml.TypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return nil, &Error{File: file, Reason: "empty file; want a mapping with at least start and duration"}
+	case errors.As(err, &te):
+		return nil, p.typeError(te)
+	case err != nil:
+		var se *Error
+		if errors.As(err, &se) {
+			return nil, se
+		}
 		return nil, p.yamlError(err)
+	case p.rootLine == 0: // a document of nothing
+		return nil, &Error{File: file, Line: 1, Reason: "want a mapping of fields such as start, duration, load, events; got nothing"}
 	}
 	// A file is one scenario: a second YAML document (after "---") would
 	// otherwise be ignored without a word. Empty ones, as a trailing
@@ -61,18 +101,8 @@ func Parse(file string, data []byte) (*Scenario, error) {
 				Reason: "a second YAML document; a scenario file holds one scenario (put each in a file of its own)"}
 		}
 	}
-	if len(doc.Content) == 0 {
-		return nil, &Error{File: file, Reason: "empty file; want a mapping with at least start and duration"}
-	}
-	root := resolve(doc.Content[0])
-	if root.Kind != yaml.MappingNode {
-		return nil, p.errf(root, "", nil, "want a mapping of fields such as start, duration, load, events; got %s", describe(root))
-	}
-	p.s.Comment = comment(doc.HeadComment)
-	if p.s.Comment == "" && len(root.Content) > 0 {
-		p.s.Comment = comment(root.Content[0].HeadComment)
-	}
-	if err := p.top(root); err != nil {
+	f := &doc.f
+	if err := p.build(f); err != nil {
 		return nil, err
 	}
 	if p.s.Name == "" {
@@ -85,391 +115,478 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	return p.s, nil
 }
 
-type parser struct{ s *Scenario }
+// The file format as YAML decodes it, with KnownFields: an unknown field
+// is YAML's error, which Parse turns into one naming the field. Every
+// value is kept as its node, for its line; build reads them.
+type (
+	fileScenario struct {
+		Name      yaml.Node             `yaml:"name"`
+		Start     yaml.Node             `yaml:"start"`
+		Layout    yaml.Node             `yaml:"layout"`
+		Node      yaml.Node             `yaml:"node"`
+		Duration  yaml.Node             `yaml:"duration"`
+		MarkAhead yaml.Node             `yaml:"mark_ahead"`
+		Load      fileLoad              `yaml:"load"`
+		Events    []fileEvent           `yaml:"events"`
+		Expect    map[string]fileBounds `yaml:"expect"`
+	}
+	fileLoad struct {
+		Rate       yaml.Node   `yaml:"rate"`
+		Goroutines yaml.Node   `yaml:"goroutines"`
+		Bursts     []fileBurst `yaml:"bursts"`
+	}
+	fileBurst struct {
+		At    yaml.Node `yaml:"at"`
+		Count yaml.Node `yaml:"count"`
+		Over  yaml.Node `yaml:"over"`
+	}
+	fileEvent struct {
+		At      yaml.Node `yaml:"at"`
+		Step    yaml.Node `yaml:"step"`
+		Freeze  yaml.Node `yaml:"freeze"`
+		Drift   yaml.Node `yaml:"drift"`
+		Jitter  yaml.Node `yaml:"jitter"`
+		Restart yaml.Node `yaml:"restart"`
+		Seed    yaml.Node `yaml:"seed"`
+	}
+	// fileBounds holds the fields of [Bound]: errors is a count or a
+	// mapping of counts by kind, which may also be written errors.KIND.
+	fileBounds struct {
+		Issued             yaml.Node `yaml:"issued"`
+		Duplicates         yaml.Node `yaml:"duplicates"`
+		OutOfOrder         yaml.Node `yaml:"out_of_order"`
+		Errors             yaml.Node `yaml:"errors"`
+		ErrorsRollback     yaml.Node `yaml:"errors.rollback"`
+		ErrorsExpired      yaml.Node `yaml:"errors.expired"`
+		ErrorsBeforeEpoch  yaml.Node `yaml:"errors.before_epoch"`
+		ErrorsCrash        yaml.Node `yaml:"errors.crash"`
+		ErrorsOther        yaml.Node `yaml:"errors.other"`
+		Available          yaml.Node `yaml:"available"`
+		MaxStall           yaml.Node `yaml:"max_stall"`
+		MaxStrategyWait    yaml.Node `yaml:"max_strategy_wait"`
+		MaxQueue           yaml.Node `yaml:"max_queue"`
+		MaxReservationWait yaml.Node `yaml:"max_reservation_wait"`
+		MaxLead            yaml.Node `yaml:"max_lead"`
+		MaxLag             yaml.Node `yaml:"max_lag"`
+		Borrowed           yaml.Node `yaml:"borrowed"`
+	}
+)
 
-// comment turns a YAML head comment into plain text.
-func comment(c string) string {
-	lines := strings.Split(c, "\n")
-	for i, l := range lines {
-		l = strings.TrimPrefix(strings.TrimSpace(l), "#")
-		lines[i] = strings.TrimPrefix(l, " ")
+// limitOf returns the most items the list or mapping at path may hold.
+func limitOf(path string) (limit int, what string, ok bool) {
+	switch path {
+	case "events":
+		return MaxEvents, "events", true
+	case "load.bursts":
+		return MaxBursts, "bursts", true
+	case "expect":
+		return MaxExpectations, "expectations", true
+	}
+	return 0, "", false
+}
+
+type parser struct {
+	s        *Scenario
+	rootLine int      // the line of the document's mapping
+	expect   []string // the keys of expect, in the file's order
+	keys     []keyAt  // every key of the format's mappings, to name a field YAML reports
+}
+
+// keyAt is a key of the document and its field path.
+type keyAt struct {
+	line       int
+	name, path string
+}
+
+// fileDoc is what Parse decodes a document into: its UnmarshalYAML sees
+// the document's mapping before YAML decodes anything from it.
+type fileDoc struct {
+	p *parser
+	f fileScenario
+}
+
+// UnmarshalYAML checks the document's mapping (shape), then decodes it
+// into d.f. It has the signature of yaml's older Unmarshaler, which YAML
+// still calls: decode decodes with the Decoder's own options, KnownFields
+// included, where yaml.Node.Decode would not.
+func (d *fileDoc) UnmarshalYAML(decode func(any) error) error {
+	var root nodeOf
+	if err := decode(&root); err != nil {
+		return err
+	}
+	p := d.p
+	if root.n.Kind != yaml.MappingNode {
+		return p.errf(root.n, "", nil, "want a mapping of fields such as start, duration, load, events; got %s", describe(root.n))
+	}
+	p.rootLine = root.n.Line
+	if err := p.shape(root.n, "", reflect.TypeFor[fileScenario]()); err != nil {
+		return err
+	}
+	// The document has the format's shape, within the limits: decoding
+	// it, aliases expanded, takes work in proportion to them.
+	return decode(&d.f)
+}
+
+// nodeOf takes a node as it is.
+type nodeOf struct{ n *yaml.Node }
+
+func (c *nodeOf) UnmarshalYAML(n *yaml.Node) error {
+	c.n = n
+	return nil
+}
+
+// shape checks node n at path against type t of the file format before
+// YAML decodes n into it: a struct is a mapping with plain keys, none
+// given twice, and no more of them than the struct has fields (a key YAML
+// does not know is its error); a slice is a list and a map a mapping,
+// within the limits that make work (limitOf), a YAML alias counting as
+// often as it is used. So decoding, which expands aliases and compares
+// the keys of each mapping with one another, works in proportion to the
+// limits, and every error names its field and line. shape records the
+// line of every field.
+func (p *parser) shape(n *yaml.Node, path string, t reflect.Type) error {
+	n = resolve(n)
+	switch {
+	case t == reflect.TypeFor[yaml.Node]():
+		return nil // a value: build reads it
+	case t.Kind() == reflect.Slice:
+		if err := p.list(n, path); err != nil {
+			return err
+		}
+		if err := p.limit(n, path, len(n.Content)); err != nil {
+			return err
+		}
+		for i, item := range n.Content {
+			ip := fmt.Sprintf("%s[%d]", path, i)
+			p.s.lines[ip] = resolve(item).Line
+			if err := p.shape(item, ip, t.Elem()); err != nil {
+				return err
+			}
+		}
+		return nil
+	case t.Kind() == reflect.Map: // expect: strategies to bounds
+		if err := p.mapping(n, path); err != nil {
+			return err
+		}
+		if err := p.limit(n, path, len(n.Content)/2); err != nil {
+			return err
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if err := p.key(n, i, path); err != nil {
+				return err
+			}
+			xp := expectPath(k.Value)
+			p.s.lines[xp] = resolve(v).Line
+			p.expect = append(p.expect, k.Value)
+			if err := p.shape(v, xp, t.Elem()); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := p.mapping(n, path); err != nil {
+		return err
+	}
+	if len(n.Content)/2 > t.NumField() {
+		return p.errf(n, path, nil, "%d fields; want at most %d of %s", len(n.Content)/2, t.NumField(), strings.Join(namesOf(t), ", "))
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if err := p.key(n, i, path); err != nil {
+			return err
+		}
+		k := n.Content[i].Value
+		sub := strings.TrimPrefix(path+"."+k, ".")
+		p.s.lines[sub] = n.Content[i].Line
+		p.keys = append(p.keys, keyAt{line: n.Content[i].Line, name: k, path: sub})
+		for j := range t.NumField() {
+			if f := t.Field(j); yamlName(f) == k {
+				if err := p.shape(n.Content[i+1], sub, f.Type); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// limit checks the count of items at path against its limit (limitOf).
+func (p *parser) limit(n *yaml.Node, path string, count int) error {
+	if limit, what, ok := limitOf(path); ok && count > limit {
+		return p.errf(n, path, nil, "%d %s, more than the %d a scenario may hold", count, what, limit)
+	}
+	return nil
+}
+
+// key checks the key at index i of mapping m at path: a plain name, not
+// given before in m.
+func (p *parser) key(m *yaml.Node, i int, path string) error {
+	k := m.Content[i]
+	if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" {
+		if _, err := strategies.Parse(k.Value); path == "expect" && err != nil { // not a strategy, nor all
+			return p.errf(k, expectPath(k.Value), err, "%s", trimPrefix(err))
+		}
+		return p.errf(k, path, nil, "a key must be a plain name, got %s", describe(k))
+	}
+	for j := 0; j < i; j += 2 {
+		if m.Content[j].Value == k.Value {
+			sub := strings.TrimPrefix(path+"."+k.Value, ".")
+			if path == "expect" {
+				sub = expectPath(k.Value)
+			}
+			return p.errf(k, sub, nil, "given twice")
+		}
+	}
+	return nil
+}
+
+// typeError turns YAML's error about decoding the document into an *Error
+// naming the field. With the document's shape checked, it is about an
+// unknown field.
+func (p *parser) typeError(te *yaml.TypeError) error {
+	line, msg := cutLine(te.Errors[0])
+	rest, ok := strings.CutPrefix(msg, "field ")
+	name, typ, found := strings.Cut(rest, " not found in type ")
+	if !ok || !found {
+		return &Error{File: p.s.File, Line: line, Reason: msg, Err: te}
+	}
+	e := &Error{File: p.s.File, Line: line, Field: name}
+	for _, k := range p.keys {
+		if k.line == line && k.name == name {
+			e.Field = k.path
+			break
+		}
+	}
+	switch typ {
+	case reflect.TypeFor[fileEvent]().String():
+		e.Reason = "unknown event " + quote(name) + "; want step, freeze, drift, jitter or restart, with at (and seed for jitter)"
+	case reflect.TypeFor[fileBounds]().String():
+		e.Reason = "unknown field; want one of " + fieldList()
+	default:
+		for _, t := range []reflect.Type{reflect.TypeFor[fileScenario](), reflect.TypeFor[fileLoad](), reflect.TypeFor[fileBurst]()} {
+			if t.String() == typ {
+				e.Reason = "unknown field; want one of " + strings.Join(namesOf(t), ", ")
+			}
+		}
+	}
+	return e
+}
+
+// cutLine splits a YAML message "line 3: …" into its line and the rest.
+func cutLine(msg string) (int, string) {
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, after, ok := strings.Cut(rest, ": "); ok {
+			if l, err := strconv.Atoi(n); err == nil {
+				return l, after
+			}
+		}
+	}
+	return 0, msg
+}
+
+// headComment returns the comment at the top of a file as plain text: its
+// first lines that are comments, up to the first blank line or content.
+func headComment(data []byte) string {
+	var lines []string
+	for len(data) > 0 {
+		var line []byte
+		line, data, _ = bytes.Cut(data, []byte("\n"))
+		text := strings.TrimSpace(string(line))
+		switch {
+		case strings.HasPrefix(text, "#"):
+			lines = append(lines, strings.TrimPrefix(strings.TrimPrefix(text, "#"), " "))
+			continue
+		case text == "" && len(lines) == 0:
+			continue
+		}
+		break
 	}
 	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
 
-// yamlError turns a YAML syntax error into an *Error with its line.
-func (p *parser) yamlError(err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if n, after, ok := strings.Cut(rest, ": "); ok {
-			if l, err := strconv.Atoi(n); err == nil {
-				line, msg = l, after
-			}
+// field is a field of a file struct that the file sets.
+type field struct {
+	name string
+	node *yaml.Node // resolved: never an alias
+}
+
+// fieldsOf returns the fields the file sets in the struct v points to, in
+// the order the file sets them.
+func fieldsOf(v any) []field {
+	rv := reflect.ValueOf(v).Elem()
+	var out []field
+	for i := range rv.NumField() {
+		if n, ok := rv.Field(i).Addr().Interface().(*yaml.Node); ok && n.Kind != 0 {
+			out = append(out, field{name: yamlName(rv.Type().Field(i)), node: resolve(n)})
 		}
 	}
-	return &Error{File: p.s.File, Line: line, Reason: "not valid YAML: " + msg, Err: err}
+	slices.SortStableFunc(out, func(a, b field) int {
+		return cmp.Or(cmp.Compare(a.node.Line, b.node.Line), cmp.Compare(a.node.Column, b.node.Column))
+	})
+	return out
 }
 
-func (p *parser) errf(n *yaml.Node, path string, cause error, format string, args ...any) *Error {
-	return &Error{File: p.s.File, Line: n.Line, Field: path, Reason: fmt.Sprintf(format, args...), Err: cause}
+// yamlName returns the name a struct field has in files.
+func yamlName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	return name
 }
 
-// resolve follows an alias to its node.
-func resolve(n *yaml.Node) *yaml.Node {
-	for n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
+// namesOf returns the names the fields of struct type t have in files.
+func namesOf(t reflect.Type) []string {
+	out := make([]string, t.NumField())
+	for i := range out {
+		out[i] = yamlName(t.Field(i))
 	}
-	return n
+	return out
 }
 
-// describe names what a node holds, for errors about wrong types.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.ShortTag() {
-		case "!!null":
-			return "nothing"
-		case "!!bool":
-			return "the boolean " + n.Value
-		case "!!int", "!!float":
-			return "the number " + n.Value
+// build turns the decoded file into the scenario's fields.
+func (p *parser) build(f *fileScenario) error {
+	var layout *yaml.Node
+	for _, fd := range fieldsOf(f) {
+		n, path := fd.node, fd.name
+		var err error
+		switch fd.name {
+		case "name":
+			p.s.Name, err = p.text(n, path)
+		case "start":
+			p.s.Start, err = p.time(n, path)
+		case "layout":
+			layout = n
+			_, err = p.text(n, path)
+		case "node":
+			p.s.Node, err = p.int(n, path)
+		case "duration":
+			p.s.Duration, err = p.duration(n, path)
+		case "mark_ahead":
+			p.s.MarkAhead, err = p.duration(n, path)
 		}
-		return strconv.Quote(n.Value)
-	}
-	return "an unsupported YAML node"
-}
-
-// fields walks a mapping node, calling f for each key with its value, and
-// rejects keys that are not in known and keys given twice.
-func (p *parser) fields(m *yaml.Node, path string, known []string, f func(key string, v *yaml.Node, path string) error) error {
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], resolve(m.Content[i+1])
-		sub := k.Value
-		if path != "" {
-			sub = path + "." + k.Value
-		}
-		if k.Kind != yaml.ScalarNode {
-			return p.errf(k, path, nil, "a key must be a plain name, got %s", describe(k))
-		}
-		if known != nil && !contains(known, k.Value) {
-			return p.errf(k, sub, nil, "unknown field; want one of %s", strings.Join(known, ", "))
-		}
-		if seen[k.Value] {
-			return p.errf(k, sub, nil, "given twice")
-		}
-		seen[k.Value] = true
-		p.s.lines[sub] = k.Line
-		if err := f(k.Value, v, sub); err != nil {
+		if err != nil {
 			return err
 		}
 	}
-	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func (p *parser) top(root *yaml.Node) error {
-	var layout string
-	var layoutNode *yaml.Node
-	err := p.fields(root, "", []string{"name", "start", "layout", "node", "duration", "mark_ahead", "load", "events", "expect"},
-		func(key string, v *yaml.Node, path string) error {
-			var err error
-			switch key {
-			case "name":
-				p.s.Name, err = p.text(v, path)
-			case "start":
-				p.s.Start, err = p.time(v, path)
-			case "layout":
-				layout, err = p.text(v, path)
-				layoutNode = v
-			case "node":
-				p.s.Node, err = p.int(v, path)
-			case "duration":
-				p.s.Duration, err = p.duration(v, path)
-			case "mark_ahead":
-				p.s.MarkAhead, err = p.duration(v, path)
-			case "load":
-				err = p.load(v, path)
-			case "events":
-				err = p.events(v, path)
-			case "expect":
-				err = p.expect(v, path)
-			}
-			return err
-		})
-	if err != nil {
+	if err := p.load(&f.Load); err != nil {
 		return err
 	}
-	if layoutNode != nil {
-		l, err := ringflake.ParseLayout(layout)
+	for i := range f.Events {
+		if err := p.event(&f.Events[i], fmt.Sprintf("events[%d]", i)); err != nil {
+			return err
+		}
+	}
+	if err := p.expectations(f.Expect); err != nil {
+		return err
+	}
+	if layout != nil {
+		l, err := ringflake.ParseLayout(layout.Value)
 		if err != nil {
-			return p.errf(layoutNode, "layout", err, "%s", trimPrefix(err))
+			return p.errf(layout, "layout", err, "%s", trimPrefix(err))
 		}
 		p.s.Layout = l
 	}
 	if _, ok := p.s.lines["start"]; !ok {
-		return p.errf(root, "start", nil, "missing; want an RFC 3339 time such as 2026-01-02T15:04:05Z")
+		return p.failLine(p.rootLine, "start", "missing; want an RFC 3339 time such as 2026-01-02T15:04:05Z")
 	}
 	if _, ok := p.s.lines["duration"]; !ok {
-		return p.errf(root, "duration", nil, "missing; want a duration such as 100ms")
+		return p.failLine(p.rootLine, "duration", "missing; want a duration such as 100ms")
 	}
 	return nil
 }
 
-func (p *parser) scalar(n *yaml.Node, path, want string) (*yaml.Node, error) {
-	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
-		return nil, p.errf(n, path, nil, "want %s, got %s", want, describe(n))
-	}
-	return n, nil
-}
-
-func (p *parser) text(n *yaml.Node, path string) (string, error) {
-	n, err := p.scalar(n, path, "text")
-	if err != nil {
-		return "", err
-	}
-	return n.Value, nil
-}
-
-func (p *parser) int(n *yaml.Node, path string) (int64, error) {
-	n, err := p.scalar(n, path, "a whole number")
-	if err != nil {
-		return 0, err
-	}
-	v, perr := strconv.ParseInt(n.Value, 10, 64)
-	if n.ShortTag() != "!!int" || perr != nil {
-		return 0, p.errf(n, path, nil, "want a whole number, got %s", describe(n))
-	}
-	return v, nil
-}
-
-func (p *parser) time(n *yaml.Node, path string) (time.Time, error) {
-	const want = "an RFC 3339 time such as 2026-01-02T15:04:05Z"
-	n, err := p.scalar(n, path, want)
-	if err != nil {
-		return time.Time{}, err
-	}
-	t, perr := time.Parse(time.RFC3339Nano, n.Value)
-	if perr != nil {
-		return time.Time{}, p.errf(n, path, nil, "%q is not %s", n.Value, want)
-	}
-	return t, nil
-}
-
-func (p *parser) duration(n *yaml.Node, path string) (time.Duration, error) {
-	const want = "a duration such as 3ms, -2s or 1m30s"
-	n, err := p.scalar(n, path, want)
-	if err != nil {
-		return 0, err
-	}
-	d, perr := time.ParseDuration(n.Value)
-	if perr != nil {
-		return 0, p.errf(n, path, nil, "%s is not %s", describe(n), want)
-	}
-	return d, nil
-}
-
-// rate reads a drift rate: a number (-0.005), a percentage ("-0.5%") or
-// parts per million ("-5000ppm").
-func (p *parser) rate(n *yaml.Node, path string) (float64, error) {
-	const want = "a rate such as -0.5%, -5000ppm or -0.005"
-	n, err := p.scalar(n, path, want)
-	if err != nil {
-		return 0, err
-	}
-	s, per := strings.TrimSpace(n.Value), 1.0
-	switch {
-	case strings.HasSuffix(s, "%"):
-		s, per = strings.TrimSuffix(s, "%"), 100
-	case strings.HasSuffix(s, "ppm"):
-		s, per = strings.TrimSuffix(s, "ppm"), 1e6
-	}
-	v, perr := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if perr != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, p.errf(n, path, nil, "%s is not %s", describe(n), want)
-	}
-	return v / per, nil // a division, so that 200ppm reads as 0.0002 exactly
-}
-
-func (p *parser) mapping(n *yaml.Node, path string) error {
-	if n.Kind != yaml.MappingNode {
-		return p.errf(n, path, nil, "want a mapping, got %s", describe(n))
-	}
-	return nil
-}
-
-func (p *parser) list(n *yaml.Node, path string) error {
-	if n.Kind != yaml.SequenceNode {
-		return p.errf(n, path, nil, "want a list, got %s", describe(n))
-	}
-	return nil
-}
-
-func (p *parser) load(n *yaml.Node, path string) error {
-	if err := p.mapping(n, path); err != nil {
-		return err
-	}
-	return p.fields(n, path, []string{"rate", "goroutines", "bursts"}, func(key string, v *yaml.Node, path string) error {
-		switch key {
+func (p *parser) load(l *fileLoad) error {
+	for _, fd := range fieldsOf(l) {
+		n, path := fd.node, "load."+fd.name
+		var err error
+		switch fd.name {
 		case "rate":
-			r, err := p.loadRate(v, path)
-			p.s.Load.Rate = r
-			return err
+			p.s.Load.Rate, err = p.loadRate(n, path)
 		case "goroutines":
-			g, err := p.int(v, path)
-			if err == nil && (g < 1 || g > MaxGoroutines) {
-				err = p.errf(v, path, nil, "%d: want 1 to %d", g, MaxGoroutines)
+			var g int64
+			if g, err = p.int(n, path); err == nil && (g < 1 || g > MaxGoroutines) {
+				err = p.errf(n, path, nil, "%d: want 1 to %d", g, MaxGoroutines)
 			}
 			p.s.Load.Goroutines = int(g)
-			return err
-		default: // bursts
-			if err := p.list(v, path); err != nil {
-				return err
-			}
-			for i, b := range v.Content {
-				b = resolve(b)
-				bp := fmt.Sprintf("%s[%d]", path, i)
-				p.s.lines[bp] = b.Line
-				if err := p.mapping(b, bp); err != nil {
-					return err
-				}
-				var burst Burst
-				err := p.fields(b, bp, []string{"at", "count", "over"}, func(key string, v *yaml.Node, path string) error {
-					var err error
-					switch key {
-					case "at":
-						burst.At, err = p.duration(v, path)
-					case "count":
-						burst.Count, err = p.int(v, path)
-					case "over":
-						burst.Over, err = p.duration(v, path)
-					}
-					return err
-				})
-				if err != nil {
-					return err
-				}
-				for _, need := range []string{"at", "count"} {
-					if _, ok := p.s.lines[bp+"."+need]; !ok {
-						return p.errf(b, bp+"."+need, nil, "missing")
-					}
-				}
-				p.s.Load.Bursts = append(p.s.Load.Bursts, burst)
-			}
-			return nil
 		}
-	})
-}
-
-// loadRate reads the load's rate.
-func (p *parser) loadRate(n *yaml.Node, path string) (Rate, error) {
-	n, err := p.scalar(n, path, rateWant)
-	if err != nil {
-		return Rate{}, err
-	}
-	r, err := ParseRate(n.Value)
-	if err != nil {
-		return Rate{}, p.errf(n, path, nil, "%s is not %s", describe(n), rateWant)
-	}
-	return r, nil
-}
-
-const rateWant = "calls per time unit such as 10/ms, 2500/s or 3/10ms"
-
-// ParseRate reads a rate as scenario files write it: COUNT/UNIT, where UNIT
-// is a duration (10ms) or a unit alone (ms, s), as in "10/ms", "2500/s" or
-// "3/10ms"; or "0" for none. Errors match [ErrInvalid].
-func ParseRate(s string) (Rate, error) {
-	s = strings.ReplaceAll(s, " ", "")
-	if s == "0" {
-		return Rate{}, nil
-	}
-	count, per, ok := strings.Cut(s, "/")
-	c, cerr := strconv.ParseInt(count, 10, 64)
-	if per != "" && (per[0] < '0' || per[0] > '9') {
-		per = "1" + per
-	}
-	d, derr := time.ParseDuration(per)
-	if !ok || cerr != nil || derr != nil || c < 0 || d <= 0 {
-		return Rate{}, &Error{Reason: fmt.Sprintf("%q is not %s", s, rateWant)}
-	}
-	return Rate{Count: c, Per: d}, nil
-}
-
-func (p *parser) events(n *yaml.Node, path string) error {
-	if err := p.list(n, path); err != nil {
-		return err
-	}
-	kinds := []string{"step", "freeze", "drift", "jitter", "restart"}
-	for i, en := range n.Content {
-		en = resolve(en)
-		ep := fmt.Sprintf("%s[%d]", path, i)
-		p.s.lines[ep] = en.Line
-		if err := p.mapping(en, ep); err != nil {
-			return err
-		}
-		var ev Event
-		var kindNode *yaml.Node
-		known := append([]string{"at", "seed"}, kinds...)
-		err := p.fields(en, ep, nil, func(key string, v *yaml.Node, path string) error {
-			if !contains(known, key) {
-				return p.errf(v, path, nil, "unknown event %q; want step, freeze, drift, jitter or restart, with at (and seed for jitter)", key)
-			}
-			var err error
-			if k := kindOf(key); k != 0 {
-				if ev.Kind != 0 {
-					return p.errf(v, path, nil, "an event does one thing; this one is already a %v", ev.Kind)
-				}
-				ev.Kind, kindNode = k, v
-			}
-			switch key {
-			case "at":
-				ev.At, err = p.duration(v, path)
-			case "seed":
-				var s int64
-				if s, err = p.int(v, path); err == nil && s < 0 {
-					err = p.errf(v, path, nil, "%d: want a seed >= 0", s)
-				}
-				ev.Seed = uint64(s)
-			case "step", "freeze", "jitter":
-				ev.D, err = p.duration(v, path)
-			case "drift":
-				ev.Rate, err = p.rate(v, path)
-			case "restart":
-				switch {
-				case v.Kind == yaml.ScalarNode && (v.Value == "crash" || v.ShortTag() == "!!null" || v.Value == "true"):
-				case v.Kind == yaml.ScalarNode && v.Value == "clean":
-					ev.Clean = true
-				default:
-					err = p.errf(v, path, nil, "want crash or clean, got %s", describe(v))
-				}
-			}
-			return err
-		})
 		if err != nil {
 			return err
 		}
-		if kindNode == nil {
-			return p.errf(en, ep, nil, "no event; want one of step, freeze, drift, jitter or restart")
-		}
-		if _, ok := p.s.lines[ep+".at"]; !ok {
-			return p.errf(en, ep+".at", nil, "missing; want the true time since the start, such as 20ms")
-		}
-		p.s.Events = append(p.s.Events, ev)
 	}
+	for i := range l.Bursts {
+		bp := fmt.Sprintf("load.bursts[%d]", i)
+		var b Burst
+		fields := fieldsOf(&l.Bursts[i])
+		for _, fd := range fields {
+			n, path := fd.node, bp+"."+fd.name
+			var err error
+			switch fd.name {
+			case "at":
+				b.At, err = p.duration(n, path)
+			case "count":
+				b.Count, err = p.int(n, path)
+			case "over":
+				b.Over, err = p.duration(n, path)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		for _, need := range []string{"at", "count"} {
+			if !slices.ContainsFunc(fields, func(fd field) bool { return fd.name == need }) {
+				return p.failLine(p.s.lines[bp], bp+"."+need, "missing")
+			}
+		}
+		p.s.Load.Bursts = append(p.s.Load.Bursts, b)
+	}
+	return nil
+}
+
+func (p *parser) event(fe *fileEvent, ep string) error {
+	var ev Event
+	hasAt := false
+	for _, fd := range fieldsOf(fe) {
+		n, path := fd.node, ep+"."+fd.name
+		if k := kindOf(fd.name); k != 0 {
+			if ev.Kind != 0 {
+				return p.errf(n, path, nil, "an event does one thing; this one is already a %v", ev.Kind)
+			}
+			ev.Kind = k
+		}
+		var err error
+		switch fd.name {
+		case "at":
+			ev.At, err = p.duration(n, path)
+			hasAt = true
+		case "seed":
+			var s int64
+			if s, err = p.int(n, path); err == nil && s < 0 {
+				err = p.errf(n, path, nil, "%d: want a seed >= 0", s)
+			}
+			ev.Seed = uint64(s)
+		case "step", "freeze", "jitter":
+			ev.D, err = p.duration(n, path)
+		case "drift":
+			ev.Rate, err = p.rate(n, path)
+		case "restart":
+			switch {
+			case n.Kind == yaml.ScalarNode && (n.Value == "crash" || n.ShortTag() == "!!null" || n.Value == "true"):
+			case n.Kind == yaml.ScalarNode && n.Value == "clean":
+				ev.Clean = true
+			default:
+				err = p.errf(n, path, nil, "want crash or clean, got %s", describe(n))
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	switch {
+	case ev.Kind == 0:
+		return p.failLine(p.s.lines[ep], ep, "no event; want one of step, freeze, drift, jitter or restart")
+	case !hasAt:
+		return p.failLine(p.s.lines[ep], ep+".at", "missing; want the true time since the start, such as 20ms")
+	}
+	p.s.Events = append(p.s.Events, ev)
 	return nil
 }
 
@@ -482,45 +599,49 @@ func kindOf(name string) Kind {
 	return 0
 }
 
-func (p *parser) expect(n *yaml.Node, path string) error {
-	if err := p.mapping(n, path); err != nil {
-		return err
-	}
-	return p.fields(n, path, nil, func(key string, v *yaml.Node, _ string) error {
+// expectations reads the expectations, in the order the file gives them.
+func (p *parser) expectations(bounds map[string]fileBounds) error {
+	for _, key := range p.expect {
 		x := Expectation{Key: key}
+		xp := expectPath(key)
 		if key != "all" {
 			st, err := strategies.Parse(key)
 			if err != nil {
-				return p.errf(v, expectPath(key), err, "%s", trimPrefix(err))
+				e := p.failLine(p.s.lines[xp], xp, trimPrefix(err))
+				e.Err = err
+				return e
 			}
 			x.Strategy = st.String()
 		}
-		xp := x.path()
-		p.s.lines[xp] = v.Line
-		if err := p.mapping(v, xp); err != nil {
-			return err
-		}
-		err := p.fields(v, xp, nil, func(field string, v *yaml.Node, fp string) error {
-			if field == "errors" && v.Kind == yaml.MappingNode {
-				return p.fields(v, fp, errorKinds[:], func(kind string, v *yaml.Node, _ string) error {
-					return p.bound(&x, "errors."+kind, v, xp)
-				})
+		fb := bounds[key]
+		for _, fd := range fieldsOf(&fb) {
+			if fd.name != "errors" || fd.node.Kind != yaml.MappingNode {
+				if err := p.bound(&x, fd.name, fd.node, xp); err != nil {
+					return err
+				}
+				continue
 			}
-			return p.bound(&x, field, v, xp)
-		})
-		if err != nil {
-			return err
+			kinds := fd.node.Content // errors: {rollback: …}
+			for j := 0; j+1 < len(kinds); j += 2 {
+				k := kinds[j]
+				switch {
+				case !slices.Contains(errorKinds[:], k.Value):
+					return p.errf(k, xp+".errors."+k.Value, nil, "unknown field; want one of %s", strings.Join(errorKinds[:], ", "))
+				case slices.ContainsFunc(x.Bounds, func(b Bound) bool { return b.Field == "errors."+k.Value }):
+					return p.errf(k, xp+".errors."+k.Value, nil, "given twice")
+				}
+				if err := p.bound(&x, "errors."+k.Value, resolve(kinds[j+1]), xp); err != nil {
+					return err
+				}
+			}
 		}
 		p.s.Expect = append(p.s.Expect, x)
-		return nil
-	})
+	}
+	return nil
 }
 
 func (p *parser) bound(x *Expectation, field string, v *yaml.Node, xp string) error {
 	fp := xp + "." + field
-	if _, ok := fieldKindOf(field); !ok {
-		return p.errf(v, fp, nil, "unknown field; want one of %s", fieldList())
-	}
 	n, err := p.scalar(v, fp, "a value")
 	if err != nil {
 		return err

@@ -1,6 +1,9 @@
 package scenario_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -310,4 +313,115 @@ func TestUnmetNamesTheKeyAsWritten(t *testing.T) {
 	assert.Equal(t, "wait", r.Unmet[0].Key)
 	assert.Equal(t, "wait:5ms", r.Unmet[0].Strategy)
 	assert.Contains(t, r.Unmet[0].String(), "test.yaml:8: expect.wait.max_stall: want 1µs, got ")
+}
+
+// The limits on what a file may hold are checked before anything is
+// decoded, a YAML alias counting as often as it is used, and each is an
+// error naming the file, the line, the field and the limit.
+func TestParseLimits(t *testing.T) {
+	const head = "start: 2026-11-22T12:00:00Z\nduration: 100ms\n" // lines 1 and 2
+	repeat := func(s string, n int) string { return strings.Repeat(s, n) }
+	for _, tc := range []struct {
+		name  string
+		src   string
+		line  int
+		field string
+		limit int
+	}{
+		{"too many events", head + "events:\n" + repeat("  - {at: 1ms, step: -1ms}\n", scenario.MaxEvents+1), 4, "events", scenario.MaxEvents},
+		{"events repeated by an alias", head + "events: [&e {at: 1ms, step: -1ms}" + repeat(", *e", scenario.MaxEvents) + "]\n",
+			3, "events", scenario.MaxEvents},
+		{"an aliased list of events", head + "load: {bursts: &l [" + strings.TrimSuffix(repeat("{at: 1ms, count: 1}, ", scenario.MaxBursts+1), ", ") +
+			"]}\nevents: *l\n", 3, "load.bursts", scenario.MaxBursts},
+		{"too many bursts", head + "load:\n  bursts:\n" + repeat("    - {at: 1ms, count: 1}\n", scenario.MaxBursts+1), 5, "load.bursts", scenario.MaxBursts},
+		{"too many expectations", head + "expect:\n" + func() string {
+			var b strings.Builder
+			for i := range scenario.MaxExpectations + 1 {
+				fmt.Fprintf(&b, "  \"wait:%dms\": {errors: 0}\n", i+1)
+			}
+			return b.String()
+		}(), 4, "expect", scenario.MaxExpectations},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := scenario.Parse("big.yaml", []byte(tc.src))
+			require.ErrorIs(t, err, scenario.ErrInvalid)
+			var e *scenario.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, tc.line, e.Line, "%v", err)
+			assert.Equal(t, tc.field, e.Field, "%v", err)
+			assert.Contains(t, e.Reason, fmt.Sprint(tc.limit), "the error names the limit")
+			assert.NotContains(t, err.Error(), "\n")
+		})
+	}
+}
+
+// A mapping of the format with more keys than its fields is refused before
+// it is decoded: YAML compares the keys of a mapping it decodes with one
+// another, in quadratic time.
+func TestParseTooManyFields(t *testing.T) {
+	const head = "start: 2026-11-22T12:00:00Z\nduration: 100ms\n"
+	var b strings.Builder
+	for i := range 20_000 {
+		fmt.Fprintf(&b, "k%d: 1\n", i)
+	}
+	for _, tc := range []struct {
+		name, src, field string
+		line             int
+	}{
+		{"at the top", head + b.String(), "", 1},
+		{"in an event", head + "events:\n  - {at: 1ms, step: -1ms, a: 1, b: 2, c: 3, d: 4, e: 5, f: 6}\n", "events[0]", 4},
+		{"an unknown field in an event", head + "events:\n  - {at: 1ms, step: -1ms, a: 1}\n", "events[0].a", 4},
+		{"in the errors of an expectation", head + "expect:\n  all: {errors: {a: 1, b: 2, c: 3, d: 4, e: 5, f: 6}}\n", `expect.all.errors.a`, 4},
+		{"a key given twice in an event", head + "events:\n  - {at: 1ms, step: -1ms, at: 2ms}\n", "events[0].at", 4},
+		{"a key given twice in the errors", head + "expect:\n  all: {errors: {crash: 1, crash: 2}}\n", "expect.all.errors.crash", 4},
+		{"a strategy given twice", head + "expect:\n  ring: {errors: 0}\n  ring: {errors: 1}\n", "expect.ring", 5},
+		{"a number for a strategy", head + "expect:\n  1: {errors: 0}\n", "expect.1", 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := scenario.Parse("keys.yaml", []byte(tc.src))
+			var e *scenario.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, tc.line, e.Line, "%v", err)
+			assert.Equal(t, tc.field, e.Field, "%v", err)
+		})
+	}
+}
+
+// A file holds at most MaxFileSize bytes; ReadFile reads no more, so an
+// endless stream is refused too.
+func TestFileSize(t *testing.T) {
+	big := "# " + strings.Repeat("x", scenario.MaxFileSize) + "\nstart: 2026-11-22T12:00:00Z\nduration: 1ms\n"
+	_, err := scenario.Parse("big.yaml", []byte(big))
+	var e *scenario.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "big.yaml", e.File)
+	assert.Contains(t, e.Reason, fmt.Sprint(scenario.MaxFileSize))
+
+	path := filepath.Join(t.TempDir(), "big.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(big), 0o600))
+	_, err = scenario.ReadFile(path)
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, path, e.File)
+	assert.Contains(t, e.Reason, fmt.Sprint(scenario.MaxFileSize))
+
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		_, err = scenario.ReadFile("/dev/zero")
+		require.ErrorAs(t, err, &e)
+		assert.Equal(t, "/dev/zero", e.File)
+		assert.Contains(t, e.Reason, "more than")
+	}
+
+	// Exactly MaxFileSize bytes are accepted.
+	valid := "start: 2026-11-22T12:00:00Z\nduration: 1ms\n"
+	valid += "#" + strings.Repeat("x", scenario.MaxFileSize-len(valid)-2) + "\n"
+	require.Len(t, valid, scenario.MaxFileSize)
+	_, err = scenario.Parse("exact.yaml", []byte(valid))
+	require.NoError(t, err)
+}
+
+// Values as long as the file are cut in messages, which stay one line.
+func TestLongValuesInMessages(t *testing.T) {
+	_, err := scenario.Parse("long.yaml", []byte("start: "+strings.Repeat("9", 100_000)+"\nduration: 1ms\n"))
+	require.Error(t, err)
+	assert.Less(t, len(err.Error()), 300, err.Error())
 }

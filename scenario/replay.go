@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/internal/calltrace"
 	"github.com/ringflake/ringflake/simclock"
 	"github.com/ringflake/ringflake/strategies"
 )
@@ -51,7 +52,8 @@ func withSlowSaves(f func()) Option {
 
 // Replay runs scenario s against strategy on a simulated clock and
 // reports what happened. It checks every call against the strategy's
-// [Promise] (violations are in the report, not an error) and the report
+// promise (strategies.PromiseOf; violations are in the report, not an
+// error) and the report
 // against the scenario's expectations for every strategy and for this one
 // (Report.Unmet). Report.OK tells whether both held.
 //
@@ -61,10 +63,13 @@ func withSlowSaves(f func()) Option {
 //
 // Errors: those of [Scenario.Validate] (matching [ErrInvalid]);
 // strategies.ErrInvalidStrategy when strategy is nil or does not fit the
-// layout; an [*Error] about the start or a restart event, matching
-// [ErrInvalid] and the generator's error, should a generator fail to start
-// (Validate keeps the clock within the layout, so it should not);
-// ctx.Err() when ctx ends first, which stops the replay within 1024 calls.
+// layout; an [*Error] about the start, matching [ErrInvalid] and the
+// generator's error, should the first generator fail to start (Validate
+// keeps the clock at the start within the layout, so it should not; a
+// restart's generator that fails to start is replayed, see the package
+// documentation), or about a restart event whose old generator fails to
+// close; ctx.Err() when ctx ends first, which stops the replay within 1024
+// calls.
 func Replay(ctx context.Context, s *Scenario, strategy strategies.Strategy, opts ...Option) (*Report, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -117,18 +122,19 @@ type engine struct {
 	strategy strategies.Strategy
 	layout   ringflake.Layout
 	unit     time.Duration
-	promise  Promise
+	promise  strategies.Promise
+	known    bool // the strategy states its promise
 	rep      *Report
 
 	// The running generator and what belongs to its run.
-	gen    *ringflake.Generator
-	runs   int                // runs before this one: the restarts carried out
-	runCtx context.Context    // the context of the run's calls, cancelled when it crashes
-	cancel context.CancelFunc // cancels runCtx
-	store  *markStore         // the mark store all runs share; nil when the scenario keeps no mark
-	proc   *process           // the run's handle on store
-	floor  int64              // the tick of the mark the run loaded; -1 for the first run
-	since  time.Time          // the mark's Since: from it to the mark, the previous run reserved time
+	gen     *ringflake.Generator
+	runs    int                // runs before this one: the restarts carried out
+	runCtx  context.Context    // the context of the run's calls, cancelled when it crashes
+	cancel  context.CancelFunc // cancels runCtx
+	store   *markStore         // the mark store all runs share; nil when the scenario keeps no mark
+	proc    *process           // the run's handle on store
+	floor   int64              // the tick of the mark the run loaded; -1 for the first run
+	downErr error              // why the last restart's process could not start; gen is nil meanwhile
 
 	restarts  []restartEvent // the restart events, in order
 	nextRe    int            // index of the next restart event due
@@ -149,9 +155,13 @@ type engine struct {
 
 	stops    []stop // instants the scheduler stops at, in order
 	nextStop int
-	streams  []stream
-	workers  []*worker
+	due      *dueQueue        // the calls of the load not made yet
+	workers  []*worker        // in number order
+	sleepers minHeap[sleeper] // callers waiting in After
+	idle     minHeap[int]     // numbers of the callers not making a call
 	current  *worker
+	busy     int   // callers making a call
+	starts   int64 // calls started so far
 
 	cancelled    bool
 	callN        int64
@@ -166,12 +176,17 @@ type engine struct {
 }
 
 type worker struct {
+	n         int // its number, from 0
 	resume    chan struct{}
-	busy      bool // making a call
-	sleeping  bool // waiting in After until wakeAt
+	trace     calltrace.Call  // what the call under way waited for, by cause
+	ctx       context.Context // the run's context, carrying trace
+	ctxRun    int             // the run ctx belongs to
+	busy      bool            // making a call
+	sleeping  bool            // waiting in After until wakeAt
 	wakeAt    time.Duration
-	abandoned bool // its call was under way when the process crashed: it ends in the dead generator
-	handBack  bool // the crash is being handled on another caller's turn: hand the turn back once the call ended
+	sleepGen  uint64 // counts its sleeps, to tell stale entries of sleepers
+	abandoned bool   // its call was under way when the process crashed: it ends in the dead generator
+	handBack  bool   // the crash is being handled on another caller's turn: hand the turn back once the call ended
 }
 
 // stop is an instant the clock must pass through on its own: an event
@@ -196,10 +211,11 @@ type issued struct {
 
 func newEngine(ctx context.Context, s *Scenario, strategy strategies.Strategy, o options) (*engine, error) {
 	l := s.layout()
-	e := &engine{ctx: ctx, s: s, opt: o, strategy: strategy, layout: l, unit: l.Unit(), promise: PromiseOf(strategy),
+	e := &engine{ctx: ctx, s: s, opt: o, strategy: strategy, layout: l, unit: l.Unit(),
 		clk: simclock.New(s.Start), newest: -1, exact: true, floor: -1, pending: -1, behind: -1, unwound: make(chan struct{}),
 		rep: &Report{Scenario: s.Name, File: s.File, Strategy: strategy.String(), Errors: ErrorMap{}}}
-	e.rep.Promise = e.promise
+	e.promise, e.known = strategies.PromiseOf(strategy)
+	e.rep.Promise, e.rep.PromiseKnown = e.promise, e.known
 
 	events := slices.Clone(s.Events)
 	slices.SortStableFunc(events, func(a, b Event) int { return cmp.Compare(a.At, b.At) })
@@ -265,18 +281,20 @@ func newEngine(ctx context.Context, s *Scenario, strategy strategies.Strategy, o
 	slices.SortStableFunc(e.stops, func(a, b stop) int { return cmp.Compare(a.at, b.at) })
 	e.mergeStops()
 
-	var err error
-	if e.streams, err = s.calls(); err != nil {
+	streams, err := s.calls()
+	if err != nil {
 		return nil, err
 	}
+	e.due = newDueQueue(streams)
 	// Every call may issue an ID: room for all of them at once, rather
 	// than growing the slice by doubling (which, at MaxCalls, allocates
 	// several times what it keeps).
 	e.ids = make([]issued, 0, s.Calls())
 	e.workers = make([]*worker, s.goroutines())
 	for i := range e.workers {
-		e.workers[i] = &worker{resume: make(chan struct{})}
+		e.workers[i] = &worker{n: i, resume: make(chan struct{})}
 	}
+	e.sleepers, e.idle = newSleepers(), newIdle(len(e.workers))
 	e.wall = e.clk.Wall()
 	e.mark(l.Tick(e.wall))
 	if s.keepsMark() {
@@ -340,7 +358,9 @@ func (e *engine) run() {
 	wg.Wait()
 	// The last run ends cleanly, so that no save of its mark is left
 	// under way when Replay returns.
-	_ = e.gen.Close(context.Background())
+	if e.gen != nil {
+		_ = e.gen.Close(context.Background())
+	}
 	e.cancel()
 }
 
@@ -390,7 +410,7 @@ func (e *engine) stopWorkers() {
 // caller's call was under way at a crash, next returns that caller, so
 // that its call ends in the dead generator before anything else happens.
 func (e *engine) next() *worker {
-	if e.store != nil {
+	if e.store != nil && e.gen != nil {
 		// A mark save the last call started lands before the replay moves
 		// on, however long it takes in real time: in simulated time it
 		// completes within the call that started it.
@@ -400,41 +420,38 @@ func (e *engine) next() *worker {
 		if w := e.current; w != nil && w.abandoned {
 			return w
 		}
-		if e.pending >= 0 && !e.anyBusy() {
+		if e.pending >= 0 && e.busy == 0 {
 			e.restart()
 		}
-		var sleeper, idle *worker
-		for _, w := range e.workers {
-			switch {
-			case w.sleeping:
-				if sleeper == nil || w.wakeAt < sleeper.wakeAt {
-					sleeper = w
-				}
-			case !w.busy && idle == nil:
-				idle = w
+		var sleeper *worker
+		for e.sleepers.len() > 0 && sleeper == nil {
+			if top := e.sleepers.top(); top.w.sleeping && top.w.sleepGen == top.gen {
+				sleeper = top.w
+			} else {
+				e.sleepers.pop() // stale
 			}
 		}
 		var (
 			due time.Duration
-			st  *stream
+			st  bool // a call is due and a caller is idle
 		)
-		if idle != nil && !e.cancelled && e.pending < 0 {
+		if e.idle.len() > 0 && !e.cancelled && e.pending < 0 {
 			if e.callN%1024 == 0 && e.ctx.Err() != nil {
 				e.cancelled = true
 			} else {
-				due, st = e.peek()
+				due, st = e.due.peek()
 			}
 		}
 		// A call due in the past can only start now, so a caller waking
 		// now goes first: otherwise late calls could use up the tick it
 		// waited for, and it would wait again.
-		wake := sleeper != nil && (st == nil || sleeper.wakeAt <= max(due, e.mono))
+		wake := sleeper != nil && (!st || sleeper.wakeAt <= max(due, e.mono))
 		if e.nextRe < len(e.restarts) && e.pending < 0 && !e.cancelled {
 			at := time.Duration(math.MaxInt64)
 			switch {
 			case wake:
 				at = sleeper.wakeAt
-			case st != nil:
+			case st:
 				at = max(due, e.mono)
 			}
 			if ev := e.restarts[e.nextRe]; ev.At <= at {
@@ -446,14 +463,18 @@ func (e *engine) next() *worker {
 		}
 		switch {
 		case wake:
+			e.sleepers.pop()
 			e.advance(sleeper.wakeAt)
 			sleeper.sleeping = false
 			e.current = sleeper
 			return sleeper
-		case st != nil:
-			st.i++
+		case st:
+			e.due.take()
 			e.advance(due) // a call due while every caller was busy starts now
+			idle := e.workers[e.idle.pop()]
 			idle.busy = true
+			e.busy++
+			e.starts++
 			e.current = idle
 			return idle
 		}
@@ -462,25 +483,6 @@ func (e *engine) next() *worker {
 		}
 		return nil
 	}
-}
-
-// anyBusy reports whether a caller is making a call.
-func (e *engine) anyBusy() bool {
-	return slices.ContainsFunc(e.workers, func(w *worker) bool { return w.busy })
-}
-
-// peek returns the due time of the next call and its stream, or nil.
-func (e *engine) peek() (time.Duration, *stream) {
-	var (
-		best time.Duration
-		bst  *stream
-	)
-	for i := range e.streams {
-		if at, ok := e.streams[i].peek(); ok && (bst == nil || at < best) {
-			best, bst = at, &e.streams[i]
-		}
-	}
-	return best, bst
 }
 
 // advance moves the clock to true time t, stopping at every stop on the way.
@@ -566,6 +568,8 @@ func (c engineClock) After(d time.Duration) <-chan time.Time {
 	if d > 0 {
 		w := e.current
 		w.sleeping, w.wakeAt = true, e.mono+min(d, math.MaxInt64-e.mono)
+		w.sleepGen++
+		e.sleepers.push(sleeper{at: w.wakeAt, w: w, gen: w.sleepGen})
 		if next := e.next(); next != w {
 			next.resume <- struct{}{}
 			<-w.resume
@@ -585,15 +589,21 @@ func (c engineClock) After(d time.Duration) <-chan time.Time {
 func (e *engine) call(w *worker) bool {
 	e.callN++
 	n := e.callN
+	if e.gen == nil && !e.down(n) {
+		e.ended(w)
+		e.rep.Calls++
+		return false
+	}
 	start, wallBefore, steppedBefore := e.mono, e.wall, e.stepped
 	allowed := e.clockTick()
 	floor, hasFloor := e.maxID, e.anyID
-	g, ctx, run, markTick := e.gen, e.runCtx, e.runs, e.floor
+	run, markTick := e.runs, e.floor
 	catchUp := e.catchingUp()
+	alone, starts := e.busy == 1, e.starts // no other call under way
 
-	id, err := g.NextContext(ctx)
+	id, err := e.next1(w)
 
-	w.busy = false
+	e.ended(w)
 	r, p := e.rep, e.promise
 	r.Calls++
 	if w.abandoned {
@@ -602,8 +612,15 @@ func (e *engine) call(w *worker) bool {
 		r.Restarts[len(r.Restarts)-1].Abandoned++
 		return true
 	}
-	stall := e.mono - start
+	stall, tr := e.mono-start, w.trace
 	r.MaxStall = max(r.MaxStall, stall)
+	r.MaxStrategyWait = max(r.MaxStrategyWait, tr.Strategy)
+	r.MaxQueue = max(r.MaxQueue, tr.Capacity)
+	r.MaxReservationWait = max(r.MaxReservationWait, tr.Reservation)
+	if run > 0 && tr.Reservation > 0 {
+		re := &r.Restarts[run-1]
+		re.ReservationWait = max(re.ReservationWait, tr.Reservation)
+	}
 	if catchUp >= 0 {
 		re := &r.Restarts[catchUp]
 		re.MaxStall = max(re.MaxStall, stall)
@@ -611,39 +628,7 @@ func (e *engine) call(w *worker) bool {
 			re.Failed++
 		}
 	}
-	if p.Known {
-		// A rollback may stall a call by MaxStall; waiting for the next
-		// tick when a tick is used up adds up to one tick (plus the
-		// clock's read noise) of wall-clock progress, for every strategy.
-		// Measured on the wall clock (steps taken out, and stretched by
-		// the fastest drift: waits are reckoned in wall time), the bound
-		// holds even while the wall stands still; on a clock without
-		// freezes, drift or jitter it holds for true time as well.
-		limit := addSat(addSat(p.MaxStall, e.unit), mulSat(2*e.slack, e.unit))
-		if catchUp >= 0 {
-			// A run that starts inside the previous run's reservation
-			// (past the mark's Since, not past the mark) waits it out,
-			// whatever the strategy: that is the restart's stall, not
-			// a rollback's.
-			end := e.layout.TickTime(markTick + 1)
-			if from := later(wallBefore, e.since); end.After(from) {
-				limit = addSat(limit, end.Sub(from))
-			}
-		}
-		wallLimit := limit
-		if extra := math.Ceil(float64(limit) * e.fast); extra < math.MaxInt64 {
-			wallLimit = addSat(limit, time.Duration(extra))
-		} else {
-			wallLimit = math.MaxInt64
-		}
-		moved := e.wall.Sub(wallBefore) - (e.stepped - steppedBefore)
-		switch {
-		case moved > wallLimit:
-			e.violate(n, "stall", "the wall clock moved %v during one call; the promise allows %v", moved, wallLimit)
-		case e.exact && stall > limit:
-			e.violate(n, "stall", "the call took %v; the promise allows %v", stall, limit)
-		}
-	}
+	e.checkStall(n, stall, tr, alone && e.starts == starts, wallBefore, steppedBefore)
 	if err != nil {
 		e.failed(n, err)
 		return false
@@ -653,7 +638,7 @@ func (e *engine) call(w *worker) bool {
 	e.ids = append(e.ids, issued{id: id, at: e.mono, call: uint32(n), run: uint32(run)})
 	if hasFloor && id < floor {
 		r.OutOfOrder++
-		if p.Known && p.Monotonic {
+		if e.known && p.Monotonic {
 			e.violate(n, "monotonic", "ID %d is smaller than ID %d, returned before the call started", id, floor)
 		}
 	}
@@ -669,10 +654,10 @@ func (e *engine) call(w *worker) bool {
 		e.violate(n, "restart", "ID %d is stamped %s, not after the mark %s the previous run left",
 			id, id.Time(e.layout).Format(time.RFC3339Nano), e.layout.TickTime(markTick).Format(time.RFC3339Nano))
 	}
-	if p.Known {
+	if e.known {
 		clock := max(allowed, e.clockTick())
 		lead := time.Duration(tick-clock-e.slack) * e.unit
-		if lead > p.MaxLead && !(p.Ring && tick <= e.newest) {
+		if lead > p.MaxLead && !(p.Reuses && tick <= e.newest) {
 			e.violate(n, "lead", "ID %d is stamped %v ahead of the clock; the promise allows %v (newest tick issued before: %d, this one: %d)",
 				id, lead, p.MaxLead, e.newest, tick)
 		}
@@ -699,6 +684,67 @@ func (e *engine) call(w *worker) bool {
 	return false
 }
 
+// ended marks w idle: its call ended.
+func (e *engine) ended(w *worker) {
+	w.busy = false
+	e.busy--
+	e.idle.push(w.n)
+}
+
+// next1 asks the running generator for an ID, as caller w, with a context
+// that lets the generator tell w.trace what the call waited for.
+func (e *engine) next1(w *worker) (ringflake.ID, error) {
+	w.trace = calltrace.Call{}
+	if w.ctx == nil || w.ctxRun != e.runs {
+		w.ctx, w.ctxRun = calltrace.With(e.runCtx, &w.trace), e.runs
+	}
+	return e.gen.NextContext(w.ctx)
+}
+
+// checkStall checks call n's stall against the promise. The generator
+// tells, through the call's trace, what it slept for: the strategy's own
+// sleeps, a tick with room, a restart's reservation. A stall is judged on
+// the strategy's part: at most the promise's MaxStall, plus one tick (a
+// logical step at its lead sleeps until the next tick). Every moment of
+// the stall must have one of those causes. A call that was alone — no
+// other call under way from its start to its end — has nobody ahead of
+// it in line, so the generator's promise of at most one tick for a
+// used-up sequence holds for the whole call, reservation aside: measured
+// on the wall clock with its steps taken out (and stretched by the
+// fastest drift: waits are reckoned in wall time), which holds even while
+// the wall stands still, and on true time as well when the clock has no
+// freeze, drift or jitter.
+func (e *engine) checkStall(n int64, stall time.Duration, tr calltrace.Call, alone bool, wallBefore time.Time, steppedBefore time.Duration) {
+	if !e.known {
+		return
+	}
+	p := e.promise
+	if limit := addSat(p.MaxStall, e.unit); tr.Strategy > limit {
+		e.violate(n, "stall", "the strategy made the call sleep %v; the promise allows %v", tr.Strategy, limit)
+	}
+	if told := addSat(addSat(tr.Strategy, tr.Capacity), tr.Reservation); told != stall {
+		e.violate(n, "stall", "the call took %v, but the generator slept %v for the strategy, %v for a tick with room and %v for a reservation",
+			stall, tr.Strategy, tr.Capacity, tr.Reservation)
+	}
+	if !alone {
+		return
+	}
+	limit := addSat(addSat(addSat(p.MaxStall, e.unit), mulSat(2*e.slack, e.unit)), tr.Reservation)
+	wallLimit := limit
+	if extra := math.Ceil(float64(limit) * e.fast); extra < math.MaxInt64 {
+		wallLimit = addSat(limit, time.Duration(extra))
+	} else {
+		wallLimit = math.MaxInt64
+	}
+	moved := e.wall.Sub(wallBefore) - (e.stepped - steppedBefore)
+	switch {
+	case moved > wallLimit:
+		e.violate(n, "stall", "the wall clock moved %v during a call no other call was under way with; the promise allows %v", moved, wallLimit)
+	case e.exact && stall > limit:
+		e.violate(n, "stall", "the call took %v with no other call under way; the promise allows %v", stall, limit)
+	}
+}
+
 // failed counts a failed call.
 func (e *engine) failed(n int64, err error) {
 	var re *ringflake.RollbackError
@@ -706,7 +752,7 @@ func (e *engine) failed(n int64, err error) {
 	switch {
 	case errors.As(err, &re):
 		kind = "rollback"
-		if re.Behind <= 0 && e.promise.Known {
+		if re.Behind <= 0 && e.known {
 			e.violate(n, "rollback-amount", "rollback error with amount %v; it must be positive", re.Behind)
 		}
 	case errors.Is(err, ringflake.ErrLayoutExpired):

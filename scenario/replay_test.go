@@ -40,18 +40,19 @@ events:
   - {at: 20ms, step: -3ms}
 `
 
-// liar is a strategy that behaves like one strategy and calls itself by
-// another's name: the replay must catch it breaking the named one's
-// promise.
+// liar is a strategy that behaves like one strategy and promises what
+// another promises: the replay must catch it breaking its promise.
 type liar struct {
-	name   string
-	behave strategies.Strategy
+	name    string
+	promise strategies.Promise
+	behave  strategies.Strategy
 }
 
 func (l liar) Decide(s strategies.Situation) strategies.Plan { return l.behave.Decide(s) }
 func (l liar) String() string                                { return l.name }
+func (l liar) Promise() strategies.Promise                   { return l.promise }
 
-// sleeper sleeps far longer than the wait it claims.
+// sleeper sleeps far longer than the wait it promises.
 type sleeper struct{}
 
 func (sleeper) Decide(s strategies.Situation) strategies.Plan {
@@ -61,8 +62,11 @@ func (sleeper) Decide(s strategies.Situation) strategies.Plan {
 	return strategies.Pass()
 }
 func (sleeper) String() string { return "wait:1ms" }
+func (sleeper) Promise() strategies.Promise {
+	return strategies.Promise{Monotonic: true, MaxStall: time.Millisecond}
+}
 
-// custom is a strategy of a kind the replay does not know.
+// custom is a strategy that states no promise.
 type custom struct{}
 
 func (custom) Decide(s strategies.Situation) strategies.Plan { return strategies.Ring().Decide(s) }
@@ -76,9 +80,12 @@ func TestReplayCatchesBrokenPromises(t *testing.T) {
 		promise  string // the promise that must be reported broken, or "" for none
 	}{
 		{"honest ring", strategies.Ring(), ""},
-		{"a ring that claims to be monotonic", liar{"error", strategies.Ring()}, "monotonic"},
-		{"a long sleep that claims a 1ms wait", sleeper{}, "stall"},
-		{"an unknown strategy is only held to uniqueness", custom{}, ""},
+		{"a ring that promises to be monotonic", liar{"mine", strategies.Promise{Monotonic: true}, strategies.Ring()}, "monotonic"},
+		{"a long sleep that promises a 1ms wait", sleeper{}, "stall"},
+		{"a strategy without a promise is only held to uniqueness", custom{}, ""},
+		// The promise comes from the strategy, not from its name.
+		{"a ring named error", liar{"error", strategies.Promise{Reuses: true}, strategies.Ring()}, ""},
+		{"a strategy without a promise named error", namedError{}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := replay(t, s, tc.strategy)
@@ -102,7 +109,7 @@ func TestReplayCatchesBrokenPromises(t *testing.T) {
 // more than the short lead.
 func TestReplayCatchesALongLead(t *testing.T) {
 	s := parse(t, strings.Replace(stepBack, "step: -3ms", "step: -10ms", 1))
-	r := replay(t, s, liar{"logical:2ms", strategies.Logical(time.Second)})
+	r := replay(t, s, liar{"mine", strategies.Promise{Monotonic: true, MaxLead: 2 * time.Millisecond}, strategies.Logical(time.Second)})
 	assert.False(t, r.OK())
 	require.NotEmpty(t, r.Violations)
 	assert.Equal(t, "lead", r.Violations[0].Promise, "%v", r.Violations)
@@ -111,32 +118,27 @@ func TestReplayCatchesALongLead(t *testing.T) {
 	assert.True(t, honest.OK(), "%v", honest.Problems())
 }
 
-func TestPromiseOf(t *testing.T) {
-	ms := time.Millisecond
-	for _, tc := range []struct {
-		strategy string
-		want     scenario.Promise
-		text     string
-	}{
-		{"error", scenario.Promise{Known: true, Monotonic: true}, "unique, monotonic"},
-		{"wait:5ms", scenario.Promise{Known: true, Monotonic: true, MaxStall: 5 * ms}, "unique, monotonic, stalls ≤ 5ms"},
-		{"logical:1s", scenario.Promise{Known: true, Monotonic: true, MaxLead: time.Second}, "unique, monotonic, leads ≤ 1s"},
-		{"ring", scenario.Promise{Known: true, Ring: true}, "unique, never past the newest ID"},
-		{"ring,wait:5ms,error", scenario.Promise{Known: true, MaxStall: 5 * ms, Ring: true}, "unique, stalls ≤ 5ms, never past the newest ID"},
-		{"wait:2ms,wait:7ms,logical:200ms", scenario.Promise{Known: true, Monotonic: true, MaxStall: 7 * ms, MaxLead: 200 * ms},
-			"unique, monotonic, stalls ≤ 7ms, leads ≤ 200ms"},
-	} {
-		t.Run(tc.strategy, func(t *testing.T) {
-			st, err := strategies.Parse(tc.strategy)
-			require.NoError(t, err)
-			p := scenario.PromiseOf(st)
-			assert.Equal(t, tc.want, p)
-			assert.Equal(t, tc.text, p.String())
-		})
+// namedError is a ring that calls itself "error" and states no promise.
+type namedError struct{ custom }
+
+func (namedError) String() string { return "error" }
+
+// The report carries the promise strategies.PromiseOf states, and whether
+// the strategy states one.
+func TestReportPromise(t *testing.T) {
+	s := parse(t, stepBack)
+	for _, st := range scenario.Builtin() {
+		want, ok := strategies.PromiseOf(st)
+		require.True(t, ok)
+		r := replay(t, s, st)
+		assert.Equal(t, want, r.Promise, st.String())
+		assert.True(t, r.PromiseKnown, st.String())
 	}
-	assert.Equal(t, scenario.Promise{}, scenario.PromiseOf(custom{}))
-	assert.Equal(t, scenario.Promise{}, scenario.PromiseOf(strategies.Chain(strategies.Ring(), custom{})))
-	assert.Equal(t, "unique", scenario.PromiseOf(nil).String())
+	for _, st := range []strategies.Strategy{custom{}, namedError{}, strategies.Chain(strategies.Ring(), custom{})} {
+		r := replay(t, s, st)
+		assert.False(t, r.PromiseKnown, st.String())
+		assert.Zero(t, r.Promise, st.String())
+	}
 }
 
 func TestExpectationsNotMet(t *testing.T) {

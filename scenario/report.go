@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ringflake/ringflake/strategies"
 )
 
 // MaxViolations is the most broken promises a [Report] describes one by
@@ -15,21 +17,40 @@ const MaxViolations = 20
 // All of it is deterministic: the same scenario and strategy give an equal
 // Report (see the package documentation).
 type Report struct {
-	Scenario string   // the scenario's Name
-	File     string   // the scenario's File
-	Strategy string   // the strategy, in strategies.Parse syntax
-	Promise  Promise  // what the strategy promises, as checked
-	Calls    int64    // calls made to the generator
-	Issued   int64    // IDs returned
-	Errors   ErrorMap // failed calls by kind: rollback, expired, before_epoch, crash, other
+	Scenario string // the scenario's Name
+	File     string // the scenario's File
+	Strategy string // the strategy, in strategies.Parse syntax
+	// Promise is what the strategy promises (strategies.PromiseOf), as
+	// checked; PromiseKnown is false when the strategy, or a step of it,
+	// states no promise (is not a strategies.Promiser): then only
+	// uniqueness, the node and the restart's mark are checked.
+	Promise      strategies.Promise
+	PromiseKnown bool
+	Calls        int64    // calls made to the generator
+	Issued       int64    // IDs returned
+	Errors       ErrorMap // failed calls by kind: rollback, expired, before_epoch, crash, other
 	// Duplicates counts IDs returned more than once (each extra copy).
 	// Never expected: every duplicate is also a violation.
 	Duplicates int64
 	// OutOfOrder counts IDs smaller than an ID returned before their call
 	// started.
 	OutOfOrder int64
-	// MaxStall is the longest time one call took, in true time.
+	// MaxStall is the longest time one call took, in true time. A call
+	// takes time only when the generator sleeps, for one of three causes
+	// that the next fields tell apart (each the longest of one call):
 	MaxStall time.Duration
+	// MaxStrategyWait is the longest the strategy made one call sleep: a
+	// wait strategy sitting out a rollback, a logical one at its lead.
+	// The strategy's promise bounds it.
+	MaxStrategyWait time.Duration
+	// MaxQueue is the longest one call waited for a tick with room: for
+	// the next tick when the clock's tick was used up, and for the ticks
+	// that callers ahead of it used up. No strategy can avoid it when
+	// demand exceeds the layout's capacity.
+	MaxQueue time.Duration
+	// MaxReservationWait is the longest one call waited for the ticks a
+	// previous run's mark reserved, after a restart (see [RestartReport]).
+	MaxReservationWait time.Duration
 	// MaxLead is how far ahead of the wall clock an ID was stamped, at
 	// most: the start of the ID's tick minus the start of the tick the
 	// wall clock (without jitter) read when the call returned.
@@ -57,9 +78,10 @@ type Report struct {
 
 // ErrorMap counts errors by kind: "rollback" (the clock was behind and the
 // strategy did not keep the generator available), "expired" (the layout
-// ran out), "before_epoch", "crash" (the call was under way when a
-// restart: crash event killed the process, and never returned) and
-// "other".
+// ran out), "before_epoch" (the clock read before the layout's epoch and
+// nothing was issued yet, or a restarted process could not start for that
+// reason), "crash" (the call was under way when a restart: crash event
+// killed the process, and never returned) and "other".
 type ErrorMap map[string]int64
 
 // Total returns the number of errors of every kind.
@@ -85,9 +107,20 @@ func (m ErrorMap) String() string {
 	return strings.Join(parts, " ")
 }
 
-// RestartReport is what one restart event did in a replay: how far behind
-// the high-water mark of the previous run the new run started, and what
-// that cost until the clock caught up.
+// RestartReport is what one restart event did in a replay: where the new
+// run started against the high-water mark the previous run left, and what
+// that cost until the clock passed the mark.
+//
+// A mark ([ringflake.Mark]) holds two instants: Since, the newest the
+// previous run knew of (its clock, or its newest ID), and the mark
+// itself (Limit), up to which it may have issued IDs. How far the wall
+// clock reads behind the mark when the new run starts (Behind) is in two
+// parts: the part behind Since is a rollback (Rollback), which the new
+// run's strategy handles as any rollback; the rest is the reservation the
+// previous run saved ahead of its IDs (Reservation), which the new run
+// waits out whatever its strategy, or borrows across with a logical one,
+// and never reports as a rollback. After a clean restart the mark is the
+// newest ID itself: Since is the mark, and there is no reservation.
 type RestartReport struct {
 	// At is the true time of the event since the start.
 	At time.Duration `json:"at_ns"`
@@ -95,45 +128,78 @@ type RestartReport struct {
 	// generator); otherwise the process crashed.
 	Clean bool `json:"clean"`
 	// Resumed is the true time since the start when the new run started:
-	// At, or later when a clean restart waited for calls under way to end.
+	// At, or later when a clean restart waited for calls under way to end
+	// or the new process failed to start (FailedStarts); -1 when it never
+	// started before the end of the scenario.
 	Resumed time.Duration `json:"resumed_ns"`
-	// Mark is the high-water mark the new run loaded: the newest ID of the
-	// previous run after a clean restart, the mark it saved ahead after a
-	// crash. The new run issues no ID stamped at or before it.
+	// FailedStarts counts the starts of the new process that failed
+	// (ringflake.New failed, for instance on a clock that reads before
+	// the layout's epoch). The replay starts the process again before
+	// each call, as a supervisor restarts a process that exits; the calls
+	// made while it is down fail with New's error.
+	FailedStarts int64 `json:"failed_starts"`
+	// Mark is the high-water mark the new run loaded (ringflake.Mark's
+	// Limit): the newest ID of the previous run after a clean restart,
+	// the mark it saved ahead after a crash. The new run issues no ID
+	// stamped at or before it.
 	Mark time.Time `json:"mark"`
+	// Since is the mark's Since: the newest the previous run knew of when
+	// it saved the mark.
+	Since time.Time `json:"since"`
 	// Behind is how far the wall clock (without jitter) read behind Mark
-	// when the new run started; 0 when it read past it.
+	// when the new run started: the lead of the mark over the clock; 0
+	// when the clock read past it. It is Rollback plus Reservation.
 	Behind time.Duration `json:"behind_ns"`
+	// Rollback is how far the wall clock read behind Since when the new
+	// run started: a rollback, which the new run's strategy handles; 0
+	// when it read past Since.
+	Rollback time.Duration `json:"rollback_ns"`
+	// Reservation is the rest of Behind: how far the mark lay ahead of
+	// both the clock and Since, time the previous run reserved ahead of
+	// its IDs.
+	Reservation time.Duration `json:"reservation_ns"`
 	// Abandoned counts the calls under way when the process crashed; they
 	// never returned, and count as errors of kind "crash".
 	Abandoned int64 `json:"abandoned"`
 	// Failed counts the calls of the new run that failed while it was
 	// behind: calls started before the wall clock (without jitter) passed
-	// Mark.
+	// Mark, and calls made while the new process could not start.
 	Failed int64 `json:"failed"`
 	// MaxStall is the longest call, in true time, of the new run while it
 	// was behind, failed or not.
 	MaxStall time.Duration `json:"max_stall_ns"`
+	// ReservationWait is the longest one call of the new run waited for
+	// the reservation.
+	ReservationWait time.Duration `json:"reservation_wait_ns"`
 	// Duplicates counts the IDs the new run returned that an earlier run
 	// had returned. Never expected: each is also a violation.
 	Duplicates int64 `json:"duplicates"`
 }
 
-// String describes the restart, for example
-// "at 310ms: crash, 95ms behind the mark, 950 failed, max stall 0s".
+// String describes the restart, for example "at 310ms: crash, 95ms behind
+// the mark (rollback 0s, reservation 95ms), 0 failed, max stall 96ms,
+// reservation wait 96ms".
 func (r RestartReport) String() string {
 	kind := "crash"
 	if r.Clean {
 		kind = "clean"
 	}
 	s := fmt.Sprintf("at %s: %s", formatDuration(r.At), kind)
-	if r.Resumed != r.At {
+	if r.FailedStarts > 0 {
+		s += fmt.Sprintf(", %d failed starts", r.FailedStarts)
+	}
+	switch {
+	case r.Resumed < 0:
+		return s + ", never resumed"
+	case r.Resumed != r.At:
 		s += ", resumed at " + formatDuration(r.Resumed)
 	}
 	if r.Abandoned > 0 {
 		s += fmt.Sprintf(", %d abandoned", r.Abandoned)
 	}
-	s += fmt.Sprintf(", %s behind the mark, %d failed, max stall %s", formatDuration(r.Behind), r.Failed, formatDuration(r.MaxStall))
+	s += fmt.Sprintf(", %s behind the mark (rollback %s, reservation %s), %d failed, max stall %s, reservation wait %s",
+		formatDuration(r.Behind), formatDuration(r.Rollback), formatDuration(r.Reservation), r.Failed,
+		formatDuration(r.MaxStall), formatDuration(r.ReservationWait))
 	if r.Duplicates > 0 {
 		s += fmt.Sprintf(", %d duplicates", r.Duplicates)
 	}
@@ -202,6 +268,12 @@ func (r *Report) field(name string) int64 {
 		return 0
 	case "max_stall":
 		return int64(r.MaxStall)
+	case "max_strategy_wait":
+		return int64(r.MaxStrategyWait)
+	case "max_queue":
+		return int64(r.MaxQueue)
+	case "max_reservation_wait":
+		return int64(r.MaxReservationWait)
 	case "max_lead":
 		return int64(r.MaxLead)
 	case "max_lag":
@@ -234,26 +306,40 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		restarts = []RestartReport{}
 	}
 	return json.Marshal(struct {
-		Scenario       string           `json:"scenario"`
-		File           string           `json:"file"`
-		Strategy       string           `json:"strategy"`
-		Promise        Promise          `json:"promise"`
-		OK             bool             `json:"ok"`
-		Calls          int64            `json:"calls"`
-		Issued         int64            `json:"issued"`
-		Duplicates     int64            `json:"duplicates"`
-		OutOfOrder     int64            `json:"out_of_order"`
-		Errors         map[string]int64 `json:"errors"`
-		MaxStall       time.Duration    `json:"max_stall_ns"`
-		MaxLead        time.Duration    `json:"max_lead_ns"`
-		MaxLag         time.Duration    `json:"max_lag_ns"`
-		Borrowed       time.Duration    `json:"borrowed_ns"`
-		ViolationCount int64            `json:"violation_count"`
-		Violations     []Violation      `json:"violations"`
-		Restarts       []RestartReport  `json:"restarts"`
-		Unmet          []string         `json:"unmet"`
-	}{r.Scenario, r.File, r.Strategy, r.Promise, r.OK(), r.Calls, r.Issued, r.Duplicates, r.OutOfOrder,
-		errs, r.MaxStall, r.MaxLead, r.MaxLag, r.Borrowed, r.ViolationCount, violations, restarts, unmet})
+		Scenario           string           `json:"scenario"`
+		File               string           `json:"file"`
+		Strategy           string           `json:"strategy"`
+		Promise            promiseJSON      `json:"promise"`
+		OK                 bool             `json:"ok"`
+		Calls              int64            `json:"calls"`
+		Issued             int64            `json:"issued"`
+		Duplicates         int64            `json:"duplicates"`
+		OutOfOrder         int64            `json:"out_of_order"`
+		Errors             map[string]int64 `json:"errors"`
+		MaxStall           time.Duration    `json:"max_stall_ns"`
+		MaxStrategyWait    time.Duration    `json:"max_strategy_wait_ns"`
+		MaxQueue           time.Duration    `json:"max_queue_ns"`
+		MaxReservationWait time.Duration    `json:"max_reservation_wait_ns"`
+		MaxLead            time.Duration    `json:"max_lead_ns"`
+		MaxLag             time.Duration    `json:"max_lag_ns"`
+		Borrowed           time.Duration    `json:"borrowed_ns"`
+		ViolationCount     int64            `json:"violation_count"`
+		Violations         []Violation      `json:"violations"`
+		Restarts           []RestartReport  `json:"restarts"`
+		Unmet              []string         `json:"unmet"`
+	}{r.Scenario, r.File, r.Strategy, promiseJSON{r.PromiseKnown, r.Promise.Monotonic, r.Promise.MaxStall, r.Promise.MaxLead, r.Promise.Reuses},
+		r.OK(), r.Calls, r.Issued, r.Duplicates, r.OutOfOrder, errs, r.MaxStall, r.MaxStrategyWait, r.MaxQueue, r.MaxReservationWait,
+		r.MaxLead, r.MaxLag, r.Borrowed, r.ViolationCount, violations, restarts, unmet})
+}
+
+// promiseJSON is a report's promise in JSON: known is false when the
+// strategy states none, and only uniqueness was checked.
+type promiseJSON struct {
+	Known     bool          `json:"known"`
+	Monotonic bool          `json:"monotonic"`
+	MaxStall  time.Duration `json:"max_stall_ns"`
+	MaxLead   time.Duration `json:"max_lead_ns"`
+	Reuses    bool          `json:"reuses"`
 }
 
 // Trace is what a replay recorded for drawing it: the wall clock, the

@@ -3,7 +3,6 @@ package scenario
 import (
 	"context"
 	"errors"
-	"time"
 )
 
 // A restart event is carried out by the scheduler in two steps.
@@ -17,7 +16,11 @@ import (
 // turn back. Such calls count as errors of kind "crash".
 //
 // Once no call is under way, restart closes the old generator and starts
-// the new one on the same mark store, at the same simulated instant. A
+// the new one on the same mark store, at the same simulated instant. When
+// the new one cannot start (ringflake.New fails: the clock reads before the
+// layout's epoch) the process is down; each call made while it is down
+// starts it again first, as a supervisor restarts a process that exits,
+// and fails with New's error when that fails too. A
 // crash also goes through Close, with a context that makes the old run's
 // handle on the store refuse the exact mark Close saves: Close waits for
 // the save of the mark in flight, if any, which completes as it would
@@ -57,46 +60,74 @@ func (e *engine) begin(ev restartEvent) {
 
 // restart carries out the restart under way once no call is.
 func (e *engine) restart() {
-	re := &e.rep.Restarts[e.pending]
+	i := e.pending
+	re := &e.rep.Restarts[i]
 	e.pending = -1
-	re.Resumed = e.mono
-	var err error
-	if re.Clean {
-		err = e.gen.Close(context.Background()) // saves the exact mark
-	} else {
-		// A crash: the save under way lands, nothing after it does.
-		err = e.gen.SyncMark(context.Background())
+	if e.gen != nil {
+		var err error
+		if re.Clean {
+			err = e.gen.Close(context.Background()) // saves the exact mark
+		} else {
+			// A crash: the save under way lands, nothing after it does.
+			err = e.gen.SyncMark(context.Background())
+		}
+		e.cancel()
+		e.proc.dead.Store(true)
+		if err != nil && !errors.Is(err, errCrashed) {
+			e.stop(err)
+			return
+		}
+		e.gen = nil
 	}
-	e.cancel()
-	e.proc.dead.Store(true)
-	if err != nil && !errors.Is(err, errCrashed) {
-		e.stop(err)
-		return
-	}
-	mark := e.store.saved()
 	e.runs++
-	if err := e.start(); err != nil {
-		e.stop(err)
-		return
-	}
-	re.Mark = mark.Limit
-	re.Behind = max(mark.Limit.Sub(e.wall), 0)
-	e.floor, e.since = -1, mark.Since
-	if !mark.Limit.IsZero() {
-		e.floor = e.layout.Tick(mark.Limit)
-	}
 	e.behind = -1
-	if e.floor >= 0 && e.layout.Tick(e.wall) <= e.floor {
-		e.behind = len(e.rep.Restarts) - 1
-	}
+	e.launch(i)
 }
 
-// later returns the later of a and b.
-func later(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
+// launch starts the new process of restart i: a new generator on the mark
+// the previous run left, at the current instant. When ringflake.New fails
+// (a clock before the layout's epoch) the process is down: e.gen is nil,
+// and the calls made meanwhile start it again (see down).
+func (e *engine) launch(i int) bool {
+	re := &e.rep.Restarts[i]
+	mark := e.store.saved()
+	if err := e.start(); err != nil {
+		e.downErr = err
+		re.FailedStarts++
+		re.Resumed = -1
+		return false
 	}
-	return b
+	e.downErr = nil
+	re.Resumed = e.mono
+	since := mark.Since
+	if since.IsZero() {
+		since = mark.Limit
+	}
+	re.Mark, re.Since = mark.Limit, since
+	e.floor = -1
+	if !mark.Limit.IsZero() {
+		re.Behind = max(mark.Limit.Sub(e.wall), 0)
+		re.Rollback = max(since.Sub(e.wall), 0)
+		re.Reservation = re.Behind - re.Rollback
+		e.floor = e.layout.Tick(mark.Limit)
+	}
+	if e.floor >= 0 && e.layout.Tick(e.wall) <= e.floor {
+		e.behind = i
+	}
+	return true
+}
+
+// down handles call n while the process of the last restart is down: it
+// starts the process again, as a supervisor would, and reports false when
+// that fails too; the call then fails with New's error.
+func (e *engine) down(n int64) bool {
+	i := len(e.rep.Restarts) - 1
+	if e.launch(i) {
+		return true
+	}
+	e.rep.Restarts[i].Failed++
+	e.failed(n, e.downErr)
+	return false
 }
 
 // stop ends the replay with the error of a restart that failed.

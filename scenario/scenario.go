@@ -24,6 +24,20 @@ const (
 	MaxCalls = 5_000_000
 	// MaxGoroutines is the most simulated callers a scenario may have.
 	MaxGoroutines = 1024
+	// MaxFileSize is the most bytes a scenario file may hold: 1 MiB, some
+	// 30,000 events. [ReadFile] reads no more, and parsing it takes
+	// about a second and 100 MB at most.
+	MaxFileSize = 1 << 20
+	// MaxEvents is the most events a scenario may have, a YAML alias
+	// counting as often as it is used.
+	MaxEvents = 10_000
+	// MaxBursts is the most bursts a scenario's load may have, a YAML
+	// alias counting as often as it is used.
+	MaxBursts = 10_000
+	// MaxExpectations is the most strategies (and all) a scenario may
+	// state expectations for: `ringflake replay -all-strategies` replays
+	// each.
+	MaxExpectations = 16
 )
 
 // A Scenario is a clock-skew story to replay against a strategy: the host's
@@ -269,6 +283,8 @@ func (s *Scenario) fail(path string, cause error, format string, args ...any) *E
 //   - MarkAhead negative, or not longer than one tick of the layout (also
 //     matching ringflake.ErrInvalidOption);
 //   - Goroutines negative or above [MaxGoroutines];
+//   - more events, bursts or expectations than [MaxEvents], [MaxBursts]
+//     or [MaxExpectations];
 //   - a negative Rate, or a Rate without a positive Per;
 //   - a burst with a negative or late At, a Count below 1 or a negative
 //     Over, or that does not end within Duration;
@@ -305,6 +321,12 @@ func (s *Scenario) Validate() error {
 		return s.fail("mark_ahead", ringflake.ErrInvalidOption, "%v: want more than one tick of the layout (%v)", s.MarkAhead, l.Unit())
 	case s.Load.Goroutines < 0 || s.Load.Goroutines > MaxGoroutines:
 		return s.fail("load.goroutines", nil, "%d: want 1 to %d", s.Load.Goroutines, MaxGoroutines)
+	case len(s.Events) > MaxEvents:
+		return s.fail("events", nil, "%d events, more than the %d a scenario may hold", len(s.Events), MaxEvents)
+	case len(s.Load.Bursts) > MaxBursts:
+		return s.fail("load.bursts", nil, "%d bursts, more than the %d a scenario may hold", len(s.Load.Bursts), MaxBursts)
+	case len(s.Expect) > MaxExpectations:
+		return s.fail("expect", nil, "expectations for %d strategies, more than the %d a scenario may hold", len(s.Expect), MaxExpectations)
 	}
 	if r := s.Load.Rate; r.Count < 0 || r.Count > 0 && r.Per <= 0 {
 		return s.fail("load.rate", nil, "%d per %v: want a count >= 0 per positive duration", r.Count, r.Per)
@@ -407,16 +429,20 @@ type stream struct {
 	start    time.Duration
 	num, den int64
 	count, i int64
+	next     time.Duration // when call i is due, once advance reported it
 }
 
-func (st *stream) peek() (time.Duration, bool) {
+// advance sets next to the instant call i is due, and reports whether
+// there is such a call.
+func (st *stream) advance() bool {
 	if st.i >= st.count {
-		return 0, false
+		return false
 	}
-	if st.num == 0 {
-		return st.start, true
+	st.next = st.start
+	if st.num != 0 {
+		st.next += time.Duration(mulDiv(st.i, st.num, st.den))
 	}
-	return st.start + time.Duration(mulDiv(st.i, st.num, st.den)), true
+	return true
 }
 
 // mulDiv returns a*b/c for non-negative a, b and positive c with a < c or

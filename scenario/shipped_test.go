@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,12 +48,29 @@ func TestShippedScenarios(t *testing.T) {
 				}
 				for _, re := range r.Restarts {
 					assert.Zero(t, re.Duplicates, "no ID of a run before the restart is issued again")
-					assert.Positive(t, re.Behind, "the restart comes during the rollback")
+					assert.Equal(t, re.Behind, re.Rollback+re.Reservation, "the lead of the mark is a rollback and a reservation")
+					if re.Clean {
+						assert.Zero(t, re.Reservation, "a clean restart leaves the exact mark")
+					}
+					if re.FailedStarts > 0 {
+						assert.Positive(t, re.Failed, "calls fail while the process is down")
+						continue
+					}
 					if st.String() == "logical:1s" {
 						assert.Zero(t, re.Failed, "it borrows within its lead")
-					} else {
-						assert.Positive(t, re.Failed, "it fails until the clock passes the mark")
+						assert.Zero(t, re.ReservationWait, "and across the reservation")
+						continue
 					}
+					if re.Rollback > strategies.DefaultWait {
+						assert.Positive(t, re.Failed, "it fails while the clock is behind the mark's Since")
+					}
+					// It waits at most to the tick after the mark (less when
+					// it crashes again before).
+					unit := time.Millisecond // Twitter's, the default layout
+					if !s.Layout.IsZero() {
+						unit = s.Layout.Unit()
+					}
+					assert.LessOrEqual(t, re.ReservationWait, re.Reservation+unit)
 				}
 			})
 		}

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/ringflake/ringflake"
 )
@@ -13,7 +15,7 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("gen", stderr)
 	n := fs.Int("n", 1, "number of IDs to print")
 	genFlags := addGeneratorFlags(fs)
-	formatFlag := fs.String("format", "dec", "encoding of the IDs: dec, hex, base32, base58, base62 or base64")
+	formatFlag := fs.String("format", "dec", formatHelp)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -23,7 +25,11 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	if *n < 0 {
 		return usagef("-n %d: want a count of 0 or more", *n)
 	}
-	enc, err := ringflake.ParseEncoding(*formatFlag)
+	layout, err := genFlags.parseLayout()
+	if err != nil {
+		return err
+	}
+	format, err := parseFormat(*formatFlag, layout)
 	if err != nil {
 		return usagef("-format: %v", err)
 	}
@@ -32,31 +38,42 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, iss.close(ctx)) }() // saves the exact mark, if any, and gives a lease back
-	return write(iss.gen, *n, enc, stdout)
+	defer func() { err = errors.Join(err, iss.close(ctx)) }() // saves the exact mark, if any, and gives the node id back
+	return write(iss.gen, *n, format, stdout, stderr, iss.rehold)
 }
 
 // write prints n IDs from g, one per line. It takes them in batches of
 // up to 256 with NextN: one atomic operation per tick, not per ID. The IDs
-// issued before an error are printed.
-func write(g *ringflake.Generator, n int, enc ringflake.Encoding, stdout io.Writer) error {
+// issued before an error are printed. When g's lease does not hold its id
+// for a moment (renewals late on a loaded machine, a server briefly away),
+// rehold, when not nil, waits until it holds it again, saying so on
+// stderr; its error ends the run.
+func write(g *ringflake.Generator, n int, format idFormat, stdout, stderr io.Writer, rehold func() error) error {
 	w := bufio.NewWriter(stdout)
 	buf := make([]byte, 0, 24)
 	ids := make([]ringflake.ID, min(n, 256))
 	for n > 0 {
 		k, err := g.NextN(context.Background(), ids[:min(n, len(ids))])
 		for _, id := range ids[:k] {
-			buf = enc.Append(buf[:0], id)
+			var ferr error
+			if buf, ferr = format.append(buf[:0], id); ferr != nil {
+				_ = w.Flush()
+				return ferr
+			}
 			buf = append(buf, '\n')
 			if _, werr := w.Write(buf); werr != nil {
 				return werr
 			}
 		}
+		n -= k
+		if rehold != nil && errors.Is(err, ringflake.ErrLeaseLost) {
+			fmt.Fprintf(stderr, "ringflake: %s; waiting for the lease to hold its id again\n", strings.TrimPrefix(err.Error(), "ringflake: "))
+			err = rehold()
+		}
 		if err != nil {
 			_ = w.Flush()
 			return err
 		}
-		n -= k
 	}
 	return w.Flush()
 }

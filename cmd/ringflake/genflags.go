@@ -10,20 +10,24 @@ import (
 )
 
 // generatorFlags are the flags of the commands that issue IDs (gen and
-// serve): where the node id comes from, the high-water mark, the layout,
-// the strategy and the sequence offset. Those commands build their
-// generator with [generatorFlags.open], so that a new way to get a node id
-// reaches all of them at once.
+// serve): where the node id comes from and what guards it, the
+// high-water mark, the layout, the strategy and the sequence offset.
+// Those commands build their generator with [generatorFlags.open], so
+// that a new way to get a node id reaches all of them at once.
 type generatorFlags struct {
-	node, state, layout, strategy *string
-	offset                        *int
+	fs                                   *flag.FlagSet
+	node, guard, state, layout, strategy *string
+	offset                               *int
 }
 
 // addGeneratorFlags registers the generator's flags on fs.
 func addGeneratorFlags(fs *flag.FlagSet) *generatorFlags {
 	return &generatorFlags{
-		node:     fs.String("node", "0", nodeHelp),
-		state:    fs.String("state", "", "file keeping the high-water mark between runs, so that a restart never reissues an ID (with a fixed node id)"),
+		fs:    fs,
+		node:  fs.String("node", defaultNode, nodeHelp),
+		guard: fs.String("guard", "", guardHelp),
+		state: fs.String("state", "", "file keeping the high-water mark between runs, so that a restart never reissues an ID\n"+
+			"(with a fixed or local node id; a local one takes the node the file was written for)"),
 		layout:   fs.String("layout", "twitter", "layout: twitter, sonyflake, js-safe, or key=value,... (see ringflake.ParseLayout)"),
 		strategy: fs.String("strategy", strategies.Default().String(), "rollback strategy, e.g. error, wait:5ms, logical:1s, ring, or a chain"),
 		offset: fs.Int("offset", 0, "start each tick's sequence at a number drawn from [0, N), so that id % shards\n"+
@@ -31,23 +35,39 @@ func addGeneratorFlags(fs *flag.FlagSet) *generatorFlags {
 	}
 }
 
-// issuer is a generator built from the flags, with what came with it.
+// parseLayout returns the layout of -layout, or a usage error.
+func (f *generatorFlags) parseLayout() (ringflake.Layout, error) {
+	l, err := ringflake.ParseLayout(*f.layout)
+	if err != nil {
+		return l, usagef("-layout: %v", err)
+	}
+	return l, nil
+}
+
+// issuer is a generator built from the flags, with what came with its
+// node id.
 type issuer struct {
 	gen *ringflake.Generator
-	// lease holds the node id; nil for a fixed id.
+	// lease holds the node id (a -node lease or a -guard claim); nil
+	// otherwise.
 	lease ringflake.Lease
-	// release gives the node id back; nil for a fixed id.
+	// release gives the node id back (a lease, a claim, a host-local
+	// id); nil for a fixed id.
 	release func(context.Context) error
+	// rehold waits until the lease holds its id again; nil without a
+	// lease (see node.rehold).
+	rehold func() error
 }
 
 // open checks the flags, gets the node id (taking a lease when -node names
-// a coordination service) and builds the generator. Bad flag values are
-// usage errors that name the flag; a node id that cannot be had, and New's
-// errors, are not. The caller closes the issuer.
+// a coordination service, a host-local id for -node local, a claim for
+// -guard) and builds the generator. Bad flag values are usage errors that
+// name the flag; a node id that cannot be had, and New's errors, are not.
+// The flag set must have been parsed. The caller closes the issuer.
 func (f *generatorFlags) open(ctx context.Context) (*issuer, error) {
-	layout, err := ringflake.ParseLayout(*f.layout)
+	layout, err := f.parseLayout()
 	if err != nil {
-		return nil, usagef("-layout: %v", err)
+		return nil, err
 	}
 	strategy, err := strategies.Parse(*f.strategy)
 	if err != nil {
@@ -56,10 +76,9 @@ func (f *generatorFlags) open(ctx context.Context) (*issuer, error) {
 	if *f.offset < 0 {
 		return nil, usagef("-offset %d: want 0 or more", *f.offset)
 	}
-	if *f.state != "" && isLease(*f.node) {
-		return nil, usagef("-state: a leased node id keeps its high-water mark with the lease; -state is for fixed node ids")
-	}
-	nd, err := resolveNode(ctx, *f.node, layout)
+	nf := nodeFlags{node: *f.node, guard: *f.guard, state: *f.state, strategy: strategy}
+	f.fs.Visit(func(fl *flag.Flag) { nf.nodeSet = nf.nodeSet || fl.Name == "node" })
+	nd, err := resolveNode(ctx, nf, layout)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +89,7 @@ func (f *generatorFlags) open(ctx context.Context) (*issuer, error) {
 	case *f.state != "":
 		opts = append(opts, ringflake.WithMarkStore(ringflake.NewFileMarkStore(*f.state)))
 	}
-	iss := &issuer{lease: nd.lease, release: nd.release}
+	iss := &issuer{lease: nd.lease, release: nd.release, rehold: nd.rehold}
 	if iss.gen, err = ringflake.New(nd.id, opts...); err != nil {
 		return nil, errors.Join(err, iss.releaseNode())
 	}
@@ -84,7 +103,7 @@ func (iss *issuer) close(ctx context.Context) error {
 	return errors.Join(iss.gen.Close(ctx), iss.releaseNode())
 }
 
-// releaseNode gives the node id back, if it is leased.
+// releaseNode gives the node id back, if it has to be.
 func (iss *issuer) releaseNode() error {
 	if iss.release == nil {
 		return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,14 +19,26 @@ import (
 
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/etcdlease"
+	"github.com/ringflake/ringflake/lease"
 	"github.com/ringflake/ringflake/redislease"
+	"github.com/ringflake/ringflake/strategies"
 )
 
-const nodeHelp = `node id: N, env:VAR (decimal id in $VAR), ordinal[:HOST] (StatefulSet
-ordinal at the end of HOST, NAME-N; default this host's name), or a lease:
-redis://[USER:PASS@]HOST[:PORT][/DB][?prefix=P&ttl=10s] (rediss:// for TLS) or
-etcd://HOST:PORT[,HOST:PORT...][?prefix=P&ttl=10s]. The first lease under a
-prefix, or after the server lost data, waits one TTL before it issues`
+const nodeHelp = `node id: local[:DIR] (the lowest id no other process of this host holds,
+locked in DIR, default ` + ringflake.DefaultLocalNodeDir + `), N, env:VAR (decimal id in
+$VAR), ordinal[:HOST] (StatefulSet ordinal at the end of HOST, NAME-N; default
+this host's name), or a lease:
+redis://[USER:PASS@]HOST[:PORT][/DB][?prefix=P&ttl=10s&maxlead=1s] (rediss://
+for TLS) or etcd://HOST:PORT[,HOST:PORT...][?prefix=P&ttl=10s&maxlead=1s].
+maxlead is the longest any process of the prefix may run ahead of its clock
+(a logical:D strategy needs D or more; use the same value in every process).
+The first lease under a prefix, or after the server lost data, waits
+ttl + maxlead before it issues`
+
+const guardHelp = `claim the configured -node id (N, env:VAR or ordinal) on a server while
+gen runs, so that a second process with the same id fails at start:
+redis://… or etcd://… as for -node (prefix, ttl, maxlead). The claim keeps
+the high-water mark, and gen stops if the claim is lost`
 
 // acquireTimeout bounds taking a lease, and giving it back.
 const acquireTimeout = 10 * time.Second
@@ -36,9 +49,22 @@ type node struct {
 	lease ringflake.Lease // nil for a fixed id
 	// release gives a lease back and closes its client; nil for a fixed id.
 	release func(context.Context) error
+	// rehold waits until the lease holds its id again, as after a
+	// renewal that came late; it fails when the lease ended for good or
+	// did not hold the id again in time. Nil for a fixed id.
+	rehold func() error
 }
 
-// isLease reports whether the -node flag names a coordination service.
+// nodeFlags are gen's flags about its node id.
+type nodeFlags struct {
+	node     string // -node
+	nodeSet  bool   // -node was given
+	guard    string // -guard
+	state    string // -state
+	strategy strategies.Strategy
+}
+
+// isLease reports whether a -node value names a coordination service.
 func isLease(spec string) bool {
 	for _, scheme := range []string{"redis://", "rediss://", "etcd://"} {
 		if strings.HasPrefix(spec, scheme) {
@@ -48,44 +74,87 @@ func isLease(spec string) bool {
 	return false
 }
 
-// resolveNode turns the -node flag into a node id for layout l, taking a
-// lease when the flag names a coordination service. Problems with the
-// flag's syntax are usage errors that name the bad part; a service that
-// cannot give an id is not.
-func resolveNode(ctx context.Context, spec string, l ringflake.Layout) (node, error) {
+// isConfigured reports whether a -node value is a node id the process is
+// configured with — N, env:VAR, ordinal — rather than one it takes on
+// its own (a lease; a host-local lease, local[:DIR]).
+func isConfigured(spec string) bool {
+	return !isLease(spec) && spec != "local" && !strings.HasPrefix(spec, "local:")
+}
+
+// resolveNode turns gen's node flags into a node id for layout l: taking a
+// lease when -node names a coordination service, claiming the configured
+// id when -guard names one. Problems with the flags' syntax and
+// combination are usage errors that name the bad part, found before
+// anything is dialled; a service that cannot give or guard an id is not.
+func resolveNode(ctx context.Context, f nodeFlags, l ringflake.Layout) (node, error) {
+	switch {
+	case f.guard != "" && !f.nodeSet:
+		return node{}, usagef("-guard needs the node id it guards: -node N, env:VAR or ordinal[:HOST]")
+	case f.guard != "" && !isConfigured(f.node):
+		return node{}, usagef("-guard with -node %q: -guard guards a configured node id (N, env:VAR or ordinal[:HOST]); a leased id needs no guard", f.node)
+	case f.state != "" && isLease(f.node):
+		return node{}, usagef("-state: a leased node id keeps its high-water mark with the lease; -state is for fixed node ids")
+	case f.state != "" && f.guard != "":
+		return node{}, usagef("-state: a guarded node id keeps its high-water mark with its claim; -state is for unguarded fixed node ids")
+	}
+	if isLease(f.node) {
+		s, err := parseServer("-node", f.node, f.strategy)
+		if err != nil {
+			return node{}, err
+		}
+		return s.take(ctx, l, -1)
+	}
+	if isLocal(f.node) {
+		want := int64(-1) // the lowest free id, or the one the state file was written for
+		if n, ok := markNode(ctx, f.state, l); ok {
+			want = n
+		}
+		return localNode(ctx, f.node, l, want)
+	}
+	var guard *server
+	if f.guard != "" {
+		if !isLease(f.guard) {
+			return node{}, usagef("-guard %q: want redis://HOST[:PORT][/DB][?…] or etcd://HOST:PORT[,…][?…]", f.guard)
+		}
+		var err error
+		if guard, err = parseServer("-guard", f.guard, f.strategy); err != nil {
+			return node{}, err
+		}
+	}
+	id, err := configuredNode(ctx, f.node, l)
+	if err != nil || guard == nil {
+		return node{id: id}, err
+	}
+	return guard.take(ctx, l, id)
+}
+
+// configuredNode returns the node id a configured -node value gives for l.
+func configuredNode(ctx context.Context, spec string, l ringflake.Layout) (int64, error) {
 	var src ringflake.NodeSource
 	switch {
-	case strings.HasPrefix(spec, "redis://"), strings.HasPrefix(spec, "rediss://"):
-		return redisNode(ctx, spec, l)
-	case strings.HasPrefix(spec, "etcd://"):
-		return etcdNode(ctx, spec, l)
 	case strings.HasPrefix(spec, "env:"):
 		name := strings.TrimPrefix(spec, "env:")
 		if name == "" {
-			return node{}, usagef("-node %q: no variable name after env:", spec)
+			return 0, usagef("-node %q: no variable name after env:", spec)
 		}
 		src = ringflake.EnvNode(name)
 	case spec == "ordinal" || strings.HasPrefix(spec, "ordinal:"):
 		host := strings.TrimPrefix(strings.TrimPrefix(spec, "ordinal"), ":")
 		if strings.HasPrefix(spec, "ordinal:") && !endsInOrdinal(host) {
-			return node{}, usagef("-node %q: host name %q does not end in -N, as a StatefulSet's pods do (NAME-N)", spec, host)
+			return 0, usagef("-node %q: host name %q does not end in -N, as a StatefulSet's pods do (NAME-N)", spec, host)
 		}
 		src = ringflake.OrdinalNode(host)
 	default:
 		if !isDecimal(strings.TrimPrefix(spec, "-")) {
-			return node{}, usagef("-node %q: not a decimal node id; want %s", spec, nodeHelp)
+			return 0, usagef("-node %q: not a decimal node id; want %s", spec, nodeHelp)
 		}
 		n, err := strconv.ParseInt(spec, 10, 64)
 		if err != nil {
-			return node{}, usagef("-node %q: %v", spec, err)
+			return 0, usagef("-node %q: %v", spec, err)
 		}
 		src = ringflake.StaticNode(n)
 	}
-	id, err := src.NodeID(ctx, l)
-	if err != nil {
-		return node{}, err
-	}
-	return node{id: id}, nil
+	return src.NodeID(ctx, l)
 }
 
 // isDecimal reports whether s is one or more decimal digits, without a
@@ -110,132 +179,185 @@ func endsInOrdinal(host string) bool {
 	return i > 0 && label[i-1] != '-' && isDecimal(label[i+1:])
 }
 
-// leaseQuery takes the lease options ringflake reads from a -node query
-// (prefix, ttl) and returns the query without them.
-func leaseQuery(spec string, q url.Values) (prefix string, ttl time.Duration, rest url.Values, err error) {
-	prefix = q.Get("prefix")
-	if v := q.Get("ttl"); v != "" {
-		if ttl, err = time.ParseDuration(v); err != nil || ttl <= 0 {
-			return "", 0, nil, usagef("-node %q: ttl=%q is not a positive duration", spec, v)
+// A server is a coordination service a -node or -guard URL names, with
+// the lease options of its query. Nothing is dialled until take.
+type server struct {
+	flag, spec string
+	opts       lease.Options
+	redis      *redis.Options // for redis:// and rediss://
+	etcd       []string       // for etcd://: endpoints
+	where      string         // for errors: "127.0.0.1:6379", "etcd 127.0.0.1:2379"
+}
+
+// parseServer parses the URL spec of flag, and checks that strategy s
+// leads the clock by no more than the URL's maxlead allows.
+func parseServer(flag, spec string, s strategies.Strategy) (*server, error) {
+	if _, frag, ok := strings.Cut(spec, "#"); ok {
+		return nil, usagef("%s %q: fragment %q: a %s URL has none", flag, spec, "#"+frag, flag)
+	}
+	srv := &server{flag: flag, spec: spec}
+	var err error
+	if strings.HasPrefix(spec, "etcd://") {
+		err = srv.parseEtcd()
+	} else {
+		err = srv.parseRedis()
+	}
+	if err != nil {
+		return nil, err
+	}
+	maxLead := cmp.Or(srv.opts.MaxLead, lease.DefaultMaxLead)
+	if p, ok := strategies.PromiseOf(s); ok && p.MaxLead > maxLead {
+		return nil, usagef("-strategy %v may issue IDs %v ahead of the clock, more than %s allows (maxlead %v): add maxlead=%v to the %s URL, the same in every process of its prefix",
+			s, p.MaxLead, flag, maxLead, p.MaxLead, flag)
+	}
+	return srv, nil
+}
+
+// leaseQuery takes the lease options ringflake reads from a URL's query —
+// prefix, ttl, maxlead — into s.opts, and returns the query without them.
+func (s *server) leaseQuery(q url.Values) (url.Values, error) {
+	s.opts.Prefix = q.Get("prefix")
+	for _, d := range []struct {
+		name string
+		to   *time.Duration
+	}{{"ttl", &s.opts.TTL}, {"maxlead", &s.opts.MaxLead}} {
+		if v := q.Get(d.name); v != "" {
+			var err error
+			if *d.to, err = time.ParseDuration(v); err != nil || *d.to <= 0 {
+				return nil, usagef("%s %q: %s=%q is not a positive duration", s.flag, s.spec, d.name, v)
+			}
 		}
+		q.Del(d.name)
 	}
 	q.Del("prefix")
-	q.Del("ttl")
-	return prefix, ttl, q, nil
+	return q, nil
 }
 
-// waitTimeout bounds the wait for a new lease to hold its id: a quiet
-// period of TTL + Margin after a first start, or after the server lost
-// data, and then some.
-func waitTimeout(ttl time.Duration) time.Duration {
-	if ttl == 0 {
-		ttl = redislease.DefaultTTL // etcdlease's is the same
-	}
-	return 2*ttl + acquireTimeout
-}
-
-// noFragment rejects a -node URL with a fragment: nothing reads it.
-func noFragment(spec string) error {
-	if _, frag, ok := strings.Cut(spec, "#"); ok {
-		return usagef("-node %q: fragment %q: a -node URL has none", spec, "#"+frag)
-	}
-	return nil
-}
-
-func redisNode(ctx context.Context, spec string, l ringflake.Layout) (node, error) {
-	if err := noFragment(spec); err != nil {
-		return node{}, err
-	}
-	u, err := url.Parse(spec)
+func (s *server) parseRedis() error {
+	u, err := url.Parse(s.spec)
 	if err != nil {
-		return node{}, usagef("-node %q: %v", spec, err)
+		return usagef("%s %q: %v", s.flag, s.spec, err)
 	}
 	if u.Hostname() == "" {
-		return node{}, usagef("-node %q: no host; want %s://HOST[:PORT]", spec, u.Scheme)
+		return usagef("%s %q: no host; want %s://HOST[:PORT]", s.flag, s.spec, u.Scheme)
 	}
-	prefix, ttl, rest, err := leaseQuery(spec, u.Query())
+	rest, err := s.leaseQuery(u.Query())
 	if err != nil {
-		return node{}, err
+		return err
 	}
 	u.RawQuery = rest.Encode()
-	opts, err := redis.ParseURL(u.String())
-	if err != nil {
-		return node{}, usagef("-node %q: %v", spec, err)
+	if s.redis, err = redis.ParseURL(u.String()); err != nil {
+		return usagef("%s %q: %v", s.flag, s.spec, err)
 	}
 	// Let go-redis itself give up at the lease's deadlines too (the
 	// lease stops waiting then in any case), freeing the connection.
-	opts.ContextTimeoutEnabled = true
-	redis.SetLogger(quietRedis{}) // the error below says what went wrong; go-redis's own log lines only repeat it
-	client := redis.NewClient(opts)
-	actx, cancel := context.WithTimeout(ctx, acquireTimeout)
-	defer cancel()
-	lease, err := redislease.Acquire(actx, client, redislease.Options{Prefix: prefix, Layout: l, TTL: ttl})
-	if err != nil {
-		return node{}, errors.Join(fmt.Errorf("leasing a node id from %s: %w", u.Host, err), client.Close())
-	}
-	release := func(ctx context.Context) error { return errors.Join(lease.Close(ctx), client.Close()) }
-	return held(ctx, node{id: lease.Node(), lease: lease, release: release}, lease.WaitHeld, ttl)
+	s.redis.ContextTimeoutEnabled = true
+	s.where = u.Host
+	return nil
 }
 
-// etcdNode takes a lease from etcd. The -node value is parsed by hand:
-// net/url cannot parse a list of endpoints with IPv6 addresses.
-func etcdNode(ctx context.Context, spec string, l ringflake.Layout) (node, error) {
-	if err := noFragment(spec); err != nil {
-		return node{}, err
-	}
-	hosts, query, _ := strings.Cut(strings.TrimPrefix(spec, "etcd://"), "?")
+// parseEtcd parses an etcd URL by hand: net/url cannot parse a list of
+// endpoints with IPv6 addresses.
+func (s *server) parseEtcd() error {
+	hosts, query, _ := strings.Cut(strings.TrimPrefix(s.spec, "etcd://"), "?")
 	if user, _, ok := strings.Cut(hosts, "@"); ok {
-		return node{}, usagef("-node %q: credentials %q: etcd user names and passwords are not supported", spec, user+"@")
+		return usagef("%s %q: credentials %q: etcd user names and passwords are not supported", s.flag, s.spec, user+"@")
 	}
 	if h, path, ok := strings.Cut(hosts, "/"); ok {
 		if path != "" {
-			return node{}, usagef("-node %q: path %q: want etcd://HOST:PORT[,HOST:PORT...][?prefix=P&ttl=10s]", spec, "/"+path)
+			return usagef("%s %q: path %q: want etcd://HOST:PORT[,HOST:PORT...][?prefix=P&ttl=10s&maxlead=1s]", s.flag, s.spec, "/"+path)
 		}
 		hosts = h
 	}
-	var endpoints []string
 	for i, ep := range strings.Split(hosts, ",") {
 		host, port, err := net.SplitHostPort(ep)
 		if p, perr := strconv.Atoi(port); err != nil || host == "" || !isDecimal(port) || perr != nil || p < 1 || p > 65535 {
-			return node{}, usagef("-node %q: endpoint %d, %q, is not HOST:PORT", spec, i+1, ep)
+			return usagef("%s %q: endpoint %d, %q, is not HOST:PORT", s.flag, s.spec, i+1, ep)
 		}
-		endpoints = append(endpoints, "http://"+ep)
+		s.etcd = append(s.etcd, "http://"+ep)
 	}
 	q, err := url.ParseQuery(query)
 	if err != nil {
-		return node{}, usagef("-node %q: %v", spec, err)
+		return usagef("%s %q: %v", s.flag, s.spec, err)
 	}
-	prefix, ttl, rest, err := leaseQuery(spec, q)
+	rest, err := s.leaseQuery(q)
 	if err != nil {
-		return node{}, err
+		return err
 	}
 	if len(rest) > 0 {
 		names := slices.Sorted(maps.Keys(rest))
-		return node{}, usagef("-node %q: unknown option %q; etcd takes prefix and ttl", spec, names[0])
+		return usagef("%s %q: unknown option %q; etcd takes prefix, ttl and maxlead", s.flag, s.spec, names[0])
 	}
-	client, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: acquireTimeout, Logger: zap.NewNop()})
-	if err != nil {
-		return node{}, fmt.Errorf("connecting to etcd %s: %w", hosts, err)
-	}
-	actx, cancel := context.WithTimeout(ctx, acquireTimeout)
-	defer cancel()
-	lease, err := etcdlease.Acquire(actx, client, etcdlease.Options{Prefix: prefix, Layout: l, TTL: ttl})
-	if err != nil {
-		return node{}, errors.Join(fmt.Errorf("leasing a node id from etcd %s: %w", hosts, err), client.Close())
-	}
-	release := func(ctx context.Context) error { return errors.Join(lease.Close(ctx), client.Close()) }
-	return held(ctx, node{id: lease.Node(), lease: lease, release: release}, lease.WaitHeld, ttl)
+	s.where = "etcd " + hosts
+	return nil
 }
 
-// held returns n once its lease holds the id — at once, or after a quiet
-// period — or gives the lease back and returns why it does not.
-func held(ctx context.Context, n node, wait func(context.Context) error, ttl time.Duration) (node, error) {
-	wctx, cancel := context.WithTimeout(ctx, waitTimeout(ttl))
+// heldLease is what gen uses of a lease of either module.
+type heldLease interface {
+	ringflake.Lease
+	WaitHeld(ctx context.Context) error
+	Close(ctx context.Context) error
+}
+
+// take takes a node id of layout l from the server — the lowest free one
+// when id is negative (-node), id itself otherwise (a -guard's claim) —
+// and returns it once the lease holds it: at once, or after a quiet
+// period.
+func (s *server) take(ctx context.Context, l ringflake.Layout, id int64) (node, error) {
+	opts := s.opts
+	opts.Layout = l
+	actx, cancel := context.WithTimeout(ctx, acquireTimeout)
 	defer cancel()
-	if err := wait(wctx); err != nil {
+	var (
+		h           heldLease
+		err         error
+		closeClient func() error
+	)
+	if s.redis != nil {
+		redis.SetLogger(quietRedis{}) // the error below says what went wrong; go-redis's own log lines only repeat it
+		client := redis.NewClient(s.redis)
+		closeClient = client.Close
+		if id < 0 {
+			h, err = redislease.Acquire(actx, client, opts)
+		} else {
+			h, err = redislease.Claim(actx, client, id, opts)
+		}
+	} else {
+		client, cerr := clientv3.New(clientv3.Config{Endpoints: s.etcd, DialTimeout: acquireTimeout, Logger: zap.NewNop()})
+		if cerr != nil {
+			return node{}, fmt.Errorf("%s: connecting to %s: %w", s.flag, s.where, cerr)
+		}
+		closeClient = client.Close
+		if id < 0 {
+			h, err = etcdlease.Acquire(actx, client, opts)
+		} else {
+			h, err = etcdlease.Claim(actx, client, id, opts)
+		}
+	}
+	if err != nil {
+		what := "leasing a node id"
+		if id >= 0 {
+			what = fmt.Sprintf("claiming node %d", id)
+		}
+		return node{}, errors.Join(fmt.Errorf("%s: %s from %s: %w", s.flag, what, s.where, err), closeClient())
+	}
+	// The wait: a quiet period of TTL + Margin + MaxLead after a first
+	// start, or after the server lost data, and then some.
+	patience := 2*cmp.Or(s.opts.TTL, lease.DefaultTTL) + cmp.Or(s.opts.MaxLead, lease.DefaultMaxLead) + acquireTimeout
+	n := node{id: h.Node(), lease: h, release: func(ctx context.Context) error { return errors.Join(h.Close(ctx), closeClient()) }}
+	n.rehold = func() error {
+		wctx, cancel := context.WithTimeout(ctx, patience)
+		defer cancel()
+		err := h.WaitHeld(wctx)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("%w: node %d: the lease did not hold its id again within %v", ringflake.ErrLeaseLost, n.id, patience)
+		}
+		return err // nil, or what ended the lease: it matches ringflake.ErrLeaseLost
+	}
+	if err := n.rehold(); err != nil {
 		rctx, rcancel := context.WithTimeout(ctx, acquireTimeout)
 		defer rcancel()
-		return node{}, errors.Join(fmt.Errorf("waiting for the lease of node %d to hold: %w", n.id, err), n.release(rctx))
+		return node{}, errors.Join(fmt.Errorf("%s: waiting for the lease of node %d to hold: %w", s.flag, n.id, err), n.release(rctx))
 	}
 	return n, nil
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +18,7 @@ import (
 
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/etcdlease"
-	"github.com/ringflake/ringflake/internal/leasetest"
+	"github.com/ringflake/ringflake/lease/leasetest"
 	"github.com/ringflake/ringflake/redislease"
 )
 
@@ -143,7 +145,8 @@ func TestGenState(t *testing.T) {
 
 	mark, err := ringflake.NewFileMarkStore(state).LoadMark(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, second[len(second)-1].Time(ringflake.TwitterLayout()), mark.Limit, "a clean exit saves the exact mark")
+	last := second[len(second)-1].Time(ringflake.TwitterLayout())
+	assert.Equal(t, ringflake.Mark{Limit: last, Since: last, Node: 3, Layout: "twitter"}, mark, "a clean exit saves the exact mark")
 
 	require.NoError(t, os.WriteFile(state, []byte("damaged\n"), 0o600))
 	code, _, errOut := runCLI("gen", "-node", "3", "-state", state)
@@ -153,10 +156,10 @@ func TestGenState(t *testing.T) {
 
 // With a Redis lease, gen takes the lowest free node id of the prefix,
 // keeps the mark with it, and gives it back when done. The prefix is new,
-// so the first leases under it wait out a quiet period of one TTL (2 s
-// here) before they issue.
+// so the first leases under it wait out a quiet period of TTL + Margin +
+// MaxLead (about 3 s here) before they issue.
 func TestGenRedisLease(t *testing.T) {
-	addr := leasetest.RequireEnv(t, "RINGFLAKE_TEST_REDIS_ADDR", "Run ./scripts/test.sh, which starts a throwaway redis-server, or point it at one: RINGFLAKE_TEST_REDIS_ADDR=127.0.0.1:6379.")
+	addr := leasetest.RequireEnv(t, leasetest.RedisAddrEnv)
 	ctx := context.Background()
 	client := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
 	defer client.Close()
@@ -182,7 +185,7 @@ func TestGenRedisLease(t *testing.T) {
 }
 
 func TestGenEtcdLease(t *testing.T) {
-	endpoints := leasetest.RequireEnv(t, "RINGFLAKE_TEST_ETCD_ENDPOINTS", "Run ./scripts/test.sh, which starts a throwaway etcd, or point it at one: RINGFLAKE_TEST_ETCD_ENDPOINTS=http://127.0.0.1:2379.")
+	endpoints := leasetest.RequireEnv(t, leasetest.EtcdEndpointsEnv)
 	ctx := context.Background()
 	client, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(endpoints, ","), DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
 	require.NoError(t, err)
@@ -196,5 +199,93 @@ func TestGenEtcdLease(t *testing.T) {
 	ids := genIDs(t, "-n", "5", "-node", "etcd://"+hosts+"?prefix="+prefix+"&ttl=2s") // waits out the quiet period
 	for _, id := range ids {
 		assert.Equal(t, int64(1), id.Node(ringflake.TwitterLayout()))
+	}
+}
+
+// TestGenGuardRejects: -guard without a configured -node, with a leased
+// one, with -state, with a URL that cannot be right, or with a strategy
+// that leads further than maxlead is a usage error (status 2) found before
+// anything is dialled; a guard server that cannot be reached is a
+// one-line failure (status 1).
+func TestGenGuardRejects(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "m")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no -node", []string{"-guard", "redis://127.0.0.1:1/0"}, 2, "-guard needs the node id it guards"},
+		{"a leased -node", []string{"-node", "redis://127.0.0.1:1/0", "-guard", "redis://127.0.0.1:1/0"}, 2, "a leased id needs no guard"},
+		{"a host-local -node", []string{"-node", "local", "-guard", "etcd://127.0.0.1:1"}, 2, "a leased id needs no guard"},
+		{"with -state", []string{"-node", "3", "-guard", "redis://127.0.0.1:1/0", "-state", state}, 2, "-state: a guarded node id keeps its high-water mark with its claim"},
+		{"not a server", []string{"-node", "3", "-guard", "http://127.0.0.1:1"}, 2, `-guard "http://127.0.0.1:1": want redis://`},
+		{"bad maxlead", []string{"-node", "3", "-guard", "redis://127.0.0.1:1/0?maxlead=soon"}, 2, `maxlead="soon" is not a positive duration`},
+		{"zero maxlead", []string{"-node", "3", "-guard", "etcd://127.0.0.1:1?maxlead=0s"}, 2, `maxlead="0s" is not a positive duration`},
+		{"unknown etcd option", []string{"-node", "3", "-guard", "etcd://127.0.0.1:1?colour=red"}, 2, `-guard "etcd://127.0.0.1:1?colour=red": unknown option "colour"`},
+		{"a bad node id", []string{"-node", "x", "-guard", "redis://127.0.0.1:1/0"}, 2, `-node "x": not a decimal node id`},
+		{"a lead past the guard's maxlead", []string{"-node", "3", "-strategy", "logical:30s", "-guard", "redis://127.0.0.1:1/0"}, 2,
+			"-strategy logical:30s may issue IDs 30s ahead of the clock, more than -guard allows (maxlead 1s): add maxlead=30s to the -guard URL"},
+		{"a lead past the lease's maxlead", []string{"-node", "redis://127.0.0.1:1/0?maxlead=2s", "-strategy", "ring,logical:5s"}, 2,
+			"add maxlead=5s to the -node URL"},
+		{"redis unreachable", []string{"-node", "3", "-guard", "redis://127.0.0.1:1/0"}, 1, "-guard: claiming node 3 from 127.0.0.1:1: "},
+		{"etcd unreachable", []string{"-node", "env:RINGFLAKE_CLI_TEST_GUARDED", "-guard", "etcd://127.0.0.1:1"}, 1, "-guard: claiming node 3 from etcd 127.0.0.1:1: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("RINGFLAKE_CLI_TEST_GUARDED", "3")
+			code, out, errOut := runCLI(append([]string{"gen"}, tc.args...)...)
+			assert.Equal(t, tc.code, code, errOut)
+			assert.Empty(t, out)
+			first, _, _ := strings.Cut(errOut, "\n")
+			assert.Contains(t, first, tc.want)
+			if tc.code == 1 {
+				assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %q", errOut)
+			}
+		})
+	}
+	_, err := os.Stat(state)
+	assert.ErrorIs(t, err, os.ErrNotExist, "nothing is written")
+}
+
+// TestGenGuard runs gen with a guarded static node id as a process of its
+// own, on each server: a second gen with the same id fails at start,
+// naming the node id and the first one's holder description (HOST/PID);
+// another id is free; and when the first process loses its claim — another
+// token is written into its key — it stops issuing and exits with an
+// error, having printed only IDs of its node.
+func TestGenGuard(t *testing.T) {
+	l := ringflake.SonyflakeLayout()
+	for _, b := range sharedBackends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			prefix := newPrefix()
+			b.settle(t, prefix)
+			guard := b.url(prefix, url.Values{"ttl": {"2s"}})
+			first := startGen(t, "first", "-n", "1000000000", "-node", "5", "-guard", guard, "-layout", "sonyflake")
+			require.Eventually(t, func() bool {
+				n, _ := first.progress()
+				return n > 0
+			}, 30*time.Second, 10*time.Millisecond, "the first process issues")
+
+			code, out, errOut := runCLI("gen", "-n", "5", "-node", "5", "-guard", guard, "-layout", "sonyflake")
+			assert.Equal(t, 1, code, errOut)
+			assert.Empty(t, out)
+			assert.Contains(t, errOut, "node 5 under prefix")
+			assert.Contains(t, errOut, fmt.Sprintf("/%d\"", first.cmd.Process.Pid), "the holder's description, HOST/PID of the first process")
+			assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %q", errOut)
+
+			for _, id := range genIDs(t, "-n", "5", "-node", "6", "-guard", guard, "-layout", "sonyflake") {
+				assert.Equal(t, int64(6), id.Node(l))
+			}
+
+			b.steal(t, prefix, 5)
+			assert.Equal(t, 1, first.wait(t, 30*time.Second), "the first process stops with an error")
+			assert.Contains(t, first.stderr.String(), "node id lease lost")
+			n, dups := duplicates(first)
+			assert.Positive(t, n)
+			assert.Zero(t, dups)
+			for _, id := range first.ids {
+				require.Equal(t, int64(5), id.Node(l))
+			}
+		})
 	}
 }

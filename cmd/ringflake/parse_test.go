@@ -35,8 +35,8 @@ func TestParseCLIErrorsQuoteTheArgument(t *testing.T) {
 			`ringflake: invalid ID "0x8000000000000000": larger than 2^63-1 at offset 17` + "\n"},
 		{"NAME:TEXT", []string{"base58:4aaW4SzAyQl"},
 			`ringflake: invalid ID "base58:4aaW4SzAyQl": not a base58 digit 'l' at offset 17` + "\n"},
-		{"unknown NAME", []string{"base36:xyz"},
-			`ringflake: invalid ID "base36:xyz": unknown encoding "base36": want dec, hex, base32, base58, base62 or base64` + "\n"},
+		{"unknown NAME", []string{"base16:xyz"},
+			`ringflake: invalid ID "base16:xyz": unknown encoding "base16": want dec, hex, base32, base58, base62, base64, base2, base36, base58-flickr or zbase32` + "\n"},
 		{"decimal too long", []string{"00000000000000000001"},
 			`ringflake: invalid ID "00000000000000000001": 20 characters, want at most 19 decimal digits` + "\n"},
 	} {

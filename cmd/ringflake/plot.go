@@ -36,7 +36,8 @@ const (
 	errorColour   = "#d62728"
 	eventColour   = "#636363"
 	restartColour = "#7b3294"
-	behindColour  = "#e7d4e8"
+	behindColour  = "#e7d4e8" // behind the mark's Since: a rollback
+	reservColour  = "#f4ecf5" // behind the mark, past Since: the reservation
 )
 
 // writePlotFile draws the reports of one scenario into path: SVG, or an
@@ -305,7 +306,7 @@ func (p *plot) legend() []legendItem {
 		{kind: "issued", label: "IDs issued"},
 		{kind: "errors", label: "failed calls"},
 		{kind: "event", label: "clock event"},
-		{kind: "restart", label: "restart; shaded: behind the saved mark"},
+		{kind: "restart", label: "restart; shaded: behind the mark's Since (rollback), then its reservation"},
 		{kind: "ok", label: "OK: kept its promises, met the file's expectations"},
 	}
 	has := map[string]bool{"wall": true, "ids": true, "issued": true, "errors": true, "ok": true, "jitter": p.jitter}
@@ -357,7 +358,8 @@ func (p *plot) header(b *strings.Builder) {
 		case "event":
 			fmt.Fprintf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-dasharray=\"4 3\"/>\n", x+9, fy-7, x+9, fy+7, eventColour)
 		case "restart":
-			fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"14\" fill=\"%s\"/>\n", x+9, fy-7, behindColour)
+			fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"14\" fill=\"%s\"/>\n", x+4, fy-7, behindColour)
+			fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"14\" fill=\"%s\"/>\n", x+14, fy-7, reservColour)
 			fmt.Fprintf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2.5\"/>\n", x+9, fy-7, x+9, fy+7, restartColour)
 		case "ok":
 			fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\" fill=\"#1a7f37\">✓</text>\n", x+4, ty)
@@ -382,9 +384,9 @@ func (p *plot) panel(b *strings.Builder, top, i int, r *scenario.Report) {
 		result, colour = "FAIL", errorColour
 	}
 	fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%d\"><tspan font-weight=\"bold\">%s</tspan> <tspan font-weight=\"bold\" fill=\"%s\">%s</tspan>"+
-		" — issued %d · failed %s · out of order %d · max stall %s · lead %s · lag %s · borrowed %s</text>\n",
-		left, top+14, esc(r.Strategy), colour, result, r.Issued, esc(r.Errors.String()), r.OutOfOrder, short(r.MaxStall), short(r.MaxLead),
-		short(r.MaxLag), short(r.Borrowed))
+		" — issued %d · failed %s · out of order %d · stall %s (waits: strategy %s, queue %s, reservation %s) · lead %s · lag %s · borrowed %s</text>\n",
+		left, top+14, esc(r.Strategy), colour, result, r.Issued, esc(r.Errors.String()), r.OutOfOrder, short(r.MaxStall),
+		short(r.MaxStrategyWait), short(r.MaxQueue), short(r.MaxReservationWait), short(r.MaxLead), short(r.MaxLag), short(r.Borrowed))
 	fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#fcfcfc\" stroke=\"#bbb\"/>\n", left, vTop, right-left, offsetHeight)
 	fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#fcfcfc\" stroke=\"#bbb\"/>\n", left, cTop, right-left, countHeight)
 
@@ -460,21 +462,33 @@ func nudge(anchor string) float64 {
 
 // restarts draws each restart as a purple line and shades the time the
 // new run spent behind the mark the old one left, until the wall clock
-// passed it.
+// passed it: darker while the clock was behind the mark's Since (a
+// rollback), lighter through the reservation after it.
 func (p *plot) restarts(b *strings.Builder, r *scenario.Report, vTop, bottom float64) {
 	fmt.Fprintf(b, "<g class=\"restarts\" data-series=\"restarts\" data-count=\"%d\" data-points=\"", len(r.Restarts))
 	for i, re := range r.Restarts {
 		if i > 0 {
 			b.WriteString(" ")
 		}
-		fmt.Fprintf(b, "%d:%d:%d", re.At, re.Resumed, re.Behind)
+		fmt.Fprintf(b, "%d:%d:%d:%d:%d", re.At, re.Resumed, re.Behind, re.Rollback, re.Reservation)
 	}
 	b.WriteString("\">\n")
 	for _, re := range r.Restarts {
-		if re.Behind > 0 && r.Trace != nil {
-			from, to := p.x(re.Resumed), p.x(caughtUp(r.Trace, re))
-			fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\" fill-opacity=\"0.7\"/>\n",
-				from, vTop, max(to-from, 1), offsetHeight, behindColour)
+		if re.Behind > 0 && re.Resumed >= 0 && r.Trace != nil {
+			since := passes(r.Trace, re.Since, re.Resumed)
+			shade := func(from, to time.Duration, colour string) {
+				if to >= from {
+					x0, x1 := p.x(from), p.x(to)
+					fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\" fill-opacity=\"0.7\"/>\n",
+						x0, vTop, max(x1-x0, 1), offsetHeight, colour)
+				}
+			}
+			if re.Rollback > 0 {
+				shade(re.Resumed, since, behindColour)
+			}
+			if re.Reservation > 0 {
+				shade(since, passes(r.Trace, re.Mark, re.Resumed), reservColour)
+			}
 		}
 		x := p.x(re.At)
 		fmt.Fprintf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2.5\"/>\n", x, vTop, x, bottom, restartColour)
@@ -482,26 +496,26 @@ func (p *plot) restarts(b *strings.Builder, r *scenario.Report, vTop, bottom flo
 	b.WriteString("</g>\n")
 }
 
-// caughtUp returns the true time at which the wall clock (without jitter)
-// passed the mark a restart started behind, or the end of the trace.
-func caughtUp(tr *scenario.Trace, re scenario.RestartReport) time.Duration {
-	mark := re.Mark.Sub(tr.Start)
+// passes returns the first true time, from from on, at which the wall
+// clock (without jitter) reads past t, or the end of the trace.
+func passes(tr *scenario.Trace, t time.Time, from time.Duration) time.Duration {
+	mark := t.Sub(tr.Start)
 	for i := 1; i < len(tr.Wall); i++ {
 		a, c := tr.Wall[i-1], tr.Wall[i]
-		if c.At < re.Resumed || c.T <= mark {
+		if c.At < from || c.T <= mark {
 			continue
 		}
 		if a.T >= mark || c.At == a.At {
-			return max(a.At, re.Resumed)
+			return max(a.At, from)
 		}
 		// The wall clock runs linearly between two samples.
 		frac := float64(mark-a.T) / float64(c.T-a.T)
-		return max(a.At+time.Duration(frac*float64(c.At-a.At)), re.Resumed)
+		return max(a.At+time.Duration(frac*float64(c.At-a.At)), from)
 	}
 	if n := len(tr.Wall); n > 0 {
 		return tr.Wall[n-1].At
 	}
-	return re.Resumed
+	return from
 }
 
 // wall draws the wall clock minus true time, with a band of the jitter

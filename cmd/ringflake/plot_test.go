@@ -219,8 +219,10 @@ func TestPlotRestarts(t *testing.T) {
 	require.Len(t, panels, 1)
 	p := panels[0]
 	assert.Equal(t, int64(1), p.count["restarts"])
-	assert.Equal(t, [][]int64{{re.At, re.At, re.Behind}}, p.points["restarts"])
+	assert.Equal(t, [][]int64{{re.At, re.At, re.Behind, re.Rollback, re.Reservation}}, p.points["restarts"])
 	assert.Equal(t, 310*ms, re.At)
+	assert.Equal(t, []int64{95 * ms, 0, 95 * ms}, []int64{re.Behind, re.Rollback, re.Reservation},
+		"the clock at the restart is past the mark's Since: the lead of the mark is a reservation")
 	assert.Equal(t, int64(1), p.count["events"], "the step; the restart is not a clock event")
 	assert.Equal(t, []string{"step -50ms", "crash restart"}, p.labels, "both labelled, though 10 ms apart")
 }

@@ -172,15 +172,15 @@ func recordWith(ctx context.Context, c hostClock, args []string, stdout, stderr 
 		"%v or more, freezes, and drift changes of %g ppm or more are kept.\n%s",
 		host, from.UTC().Format(time.RFC3339), s.Duration.Round(time.Millisecond), *every, *threshold, scenario.DefaultMinDrift*1e6, loadNote)
 
-	// Write only what replay reads back.
+	// Write only what replay reads back, within its limits (the file's
+	// size, the number of events).
 	s.File = *out
-	if err := s.Validate(); err != nil {
-		return fmt.Errorf("record: what was recorded is not a scenario ringflake replay accepts, so nothing was written: %w", err)
-	}
-
 	var buf bytes.Buffer
 	if _, err := s.WriteTo(&buf); err != nil {
 		return err
+	}
+	if _, err := scenario.Parse(s.File, buf.Bytes()); err != nil {
+		return fmt.Errorf("record: what was recorded is not a scenario ringflake replay accepts, so nothing was written: %w", err)
 	}
 	var err error
 	if *out == "-" {

@@ -247,3 +247,20 @@ func TestPlaceholderRate(t *testing.T) {
 		assert.LessOrEqual(t, s.Calls(), int64(placeholderCalls), "%v", tc.d)
 	}
 }
+
+// A recording of more events than a scenario may hold is not written
+// either: here a host whose clock jitters by ±5 ms shows a step at almost
+// every sample.
+func TestRecordRefusesTooManyEvents(t *testing.T) {
+	clk := simclock.New(hostStart)
+	require.NoError(t, clk.Schedule(simclock.Event{Kind: simclock.Jitter, D: 5 * time.Millisecond, Seed: 1}))
+	out := filepath.Join(t.TempDir(), "jittery.yaml")
+	var stdout, stderr bytes.Buffer
+	err := recordWith(context.Background(), &simHost{clk: clk}, []string{"-duration", "150s", "-out", out}, &stdout, &stderr, false)
+	require.ErrorIs(t, err, scenario.ErrInvalid)
+	var e *scenario.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "events", e.Field)
+	assert.Contains(t, e.Reason, "10000")
+	assert.NoFileExists(t, out)
+}

@@ -95,10 +95,11 @@ func replayWith(ctx context.Context, args []string, stdout, stderr io.Writer, pr
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: ringflake replay [flags] FILE...\n\n"+
 			"Replays clock-skew scenario files on a simulated clock and reports, per strategy, IDs issued,\n"+
-			"duplicates, IDs out of order, errors by kind, longest stall, lead and lag against the wall clock,\n"+
+			"duplicates, IDs out of order, errors by kind, longest stall and the longest waits it is made of (the\n"+
+			"strategy's, for a tick with room, for a restart's reservation), lead and lag against the wall clock,\n"+
 			"and time borrowed; for a scenario with restarts, also how far behind the previous run's mark each\n"+
-			"new run started and what that cost. Exits 1 when a strategy breaks its promise or an expectation\n"+
-			"of a file is not met.\n\n"+
+			"new run started (a rollback, and the reservation) and what that cost. Exits 1 when a strategy breaks\n"+
+			"its promise or an expectation of a file is not met.\n\n"+
 			"RESULT ok: the strategy kept its promises and met the file's expectations, which may include\n"+
 			"failing calls (see ERRORS); FAIL: it did not; ERROR: the file could not be read or replayed.\n\n")
 		fs.PrintDefaults()
@@ -309,18 +310,20 @@ func progressPrinter(w io.Writer, name, strategy string) func(done, total time.D
 // file's expectations; FAIL, that it did not.
 func writeTable(w io.Writer, outcomes []replayOutcome) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tSTRATEGY\tISSUED\tDUPLICATES\tOUT OF ORDER\tERRORS\tMAX STALL\tMAX LEAD\tMAX LAG\tBORROWED\tRESULT")
+	fmt.Fprintln(tw, "SCENARIO\tSTRATEGY\tISSUED\tDUPLICATES\tOUT OF ORDER\tERRORS\tMAX STALL\tSTRATEGY WAIT\tQUEUE WAIT\tRESERVATION WAIT\t"+
+		"MAX LEAD\tMAX LAG\tBORROWED\tRESULT")
 	for _, o := range outcomes {
 		for _, r := range o.reports {
 			result := "ok"
 			if !r.OK() {
 				result = "FAIL"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Scenario, r.Strategy, r.Issued, r.Duplicates,
-				r.OutOfOrder, r.Errors, short(r.MaxStall), short(r.MaxLead), short(r.MaxLag), short(r.Borrowed), result)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(r.Scenario), cell(r.Strategy), r.Issued, r.Duplicates,
+				r.OutOfOrder, r.Errors, short(r.MaxStall), short(r.MaxStrategyWait), short(r.MaxQueue), short(r.MaxReservationWait),
+				short(r.MaxLead), short(r.MaxLag), short(r.Borrowed), result)
 		}
 		if o.err != nil {
-			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\tERROR\n", o.name(), cmp.Or(o.strategy, "-"))
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\tERROR\n", cell(o.name()), cell(cmp.Or(o.strategy, "-")))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -332,7 +335,7 @@ func writeTable(w io.Writer, outcomes []replayOutcome) error {
 	for _, o := range outcomes {
 		for _, r := range o.reports {
 			for _, p := range r.Problems() {
-				if _, err := fmt.Fprintf(w, "FAIL %s [%s]: %s\n", r.Scenario, r.Strategy, p); err != nil {
+				if _, err := fmt.Fprintf(w, "FAIL %s [%s]: %s\n", cell(r.Scenario), r.Strategy, p); err != nil {
 					return err
 				}
 			}
@@ -353,14 +356,20 @@ func writeRestarts(w io.Writer, outcomes []replayOutcome) error {
 						return err
 					}
 					tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-					fmt.Fprintln(tw, "SCENARIO\tSTRATEGY\tRESTART\tAT\tRESUMED\tBEHIND MARK\tABANDONED\tFAILED BEHIND\tMAX STALL BEHIND\tDUPLICATES")
+					fmt.Fprintln(tw, "SCENARIO\tSTRATEGY\tRESTART\tAT\tRESUMED\tFAILED STARTS\tBEHIND MARK\tROLLBACK\tRESERVATION\t"+
+						"ABANDONED\tFAILED BEHIND\tMAX STALL BEHIND\tRESERVATION WAIT\tDUPLICATES")
 				}
 				kind := "crash"
 				if re.Clean {
 					kind = "clean"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d\n", r.Scenario, r.Strategy, kind, short(re.At), short(re.Resumed),
-					short(re.Behind), re.Abandoned, re.Failed, short(re.MaxStall), re.Duplicates)
+				resumed := "never"
+				if re.Resumed >= 0 {
+					resumed = short(re.Resumed)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%d\n", cell(r.Scenario), cell(r.Strategy), kind, short(re.At), resumed,
+					re.FailedStarts, short(re.Behind), short(re.Rollback), short(re.Reservation), re.Abandoned, re.Failed, short(re.MaxStall),
+					short(re.ReservationWait), re.Duplicates)
 			}
 		}
 	}
@@ -368,6 +377,17 @@ func writeRestarts(w io.Writer, outcomes []replayOutcome) error {
 		return nil
 	}
 	return tw.Flush()
+}
+
+// cell is a name as the tables print it: a scenario's name can be as long
+// as its file, so a long one is cut to 48 characters, marked with "…";
+// the JSON output has it whole.
+func cell(name string) string {
+	const most = 48
+	if r := []rune(name); len(r) > most {
+		return string(r[:most-1]) + "…"
+	}
+	return name
 }
 
 // short prints a duration for the table: 0 as "0", sub-millisecond

@@ -38,13 +38,20 @@ type jsonReport struct {
 	Promise    struct {
 		Monotonic bool `json:"monotonic"`
 	} `json:"promise"`
-	Restarts []struct {
-		At         int64  `json:"at_ns"`
-		Clean      bool   `json:"clean"`
-		Mark       string `json:"mark"`
-		Behind     int64  `json:"behind_ns"`
-		Failed     int64  `json:"failed"`
-		Duplicates int64  `json:"duplicates"`
+	MaxStrategyWait    int64 `json:"max_strategy_wait_ns"`
+	MaxQueue           int64 `json:"max_queue_ns"`
+	MaxReservationWait int64 `json:"max_reservation_wait_ns"`
+	Restarts           []struct {
+		At              int64  `json:"at_ns"`
+		Clean           bool   `json:"clean"`
+		Mark            string `json:"mark"`
+		Since           string `json:"since"`
+		Behind          int64  `json:"behind_ns"`
+		Rollback        int64  `json:"rollback_ns"`
+		Reservation     int64  `json:"reservation_ns"`
+		Failed          int64  `json:"failed"`
+		ReservationWait int64  `json:"reservation_wait_ns"`
+		Duplicates      int64  `json:"duplicates"`
 	} `json:"restarts"`
 }
 
@@ -67,7 +74,7 @@ func TestReplayEveryShippedScenario(t *testing.T) {
 	lines := strings.Split(replays, "\n")
 	assert.Len(t, lines, 1+5*len(files), "a header and one row per scenario and strategy")
 	assert.Equal(t, []string{"SCENARIO", "STRATEGY", "ISSUED", "DUPLICATES", "OUT", "OF", "ORDER", "ERRORS", "MAX", "STALL",
-		"MAX", "LEAD", "MAX", "LAG", "BORROWED", "RESULT"}, strings.Fields(lines[0]))
+		"STRATEGY", "WAIT", "QUEUE", "WAIT", "RESERVATION", "WAIT", "MAX", "LEAD", "MAX", "LAG", "BORROWED", "RESULT"}, strings.Fields(lines[0]))
 	for _, l := range lines[1:] {
 		f := strings.Fields(l)
 		assert.Equal(t, "ok", f[len(f)-1], l)
@@ -79,13 +86,13 @@ func TestReplayEveryShippedScenario(t *testing.T) {
 			row = f
 		}
 	}
-	assert.Equal(t, []string{"small-step-back", "error", "980", "0", "0", "rollback=20", "0", "0", "0", "0", "ok"}, row,
+	assert.Equal(t, []string{"small-step-back", "error", "980", "0", "0", "rollback=20", "0", "0", "0", "0", "0", "0", "0", "ok"}, row,
 		"the error strategy fails on a -3ms step")
 
 	lines = strings.Split(restarts, "\n")
-	assert.Equal(t, []string{"SCENARIO", "STRATEGY", "RESTART", "AT", "RESUMED", "BEHIND", "MARK", "ABANDONED",
-		"FAILED", "BEHIND", "MAX", "STALL", "BEHIND", "DUPLICATES"}, strings.Fields(lines[0]))
-	assert.Len(t, lines, 1+5*2, "a row per restart of each replay of the two restart scenarios")
+	assert.Equal(t, []string{"SCENARIO", "STRATEGY", "RESTART", "AT", "RESUMED", "FAILED", "STARTS", "BEHIND", "MARK", "ROLLBACK",
+		"RESERVATION", "ABANDONED", "FAILED", "BEHIND", "MAX", "STALL", "BEHIND", "RESERVATION", "WAIT", "DUPLICATES"}, strings.Fields(lines[0]))
+	assert.Len(t, lines, 1+5*(1+5+1+1), "a row per restart of each replay of the four restart scenarios: one, five, one and one restarts")
 	row = nil
 	for _, l := range lines[1:] {
 		f := strings.Fields(l)
@@ -94,8 +101,9 @@ func TestReplayEveryShippedScenario(t *testing.T) {
 			row = f
 		}
 	}
-	assert.Equal(t, []string{"crash-restart-during-rollback", "error", "crash", "310ms", "310ms", "95ms", "0", "950", "1ms", "0"}, row,
-		"the new run starts 95 ms behind the mark the crashed one saved, and fails until the clock passes it")
+	assert.Equal(t, []string{"crash-restart-during-rollback", "error", "crash", "310ms", "310ms", "0", "95ms", "0", "95ms", "0", "0", "96ms", "96ms", "0"}, row,
+		"the new run starts 95 ms behind the mark the crashed one saved, all of it past the mark's Since: "+
+			"a reservation, which it waits out to the tick after the mark")
 
 	reports := replayJSON(t, append([]string{"-all-strategies"}, files...)...)
 	require.Len(t, reports, 5*len(files))
@@ -106,9 +114,13 @@ func TestReplayEveryShippedScenario(t *testing.T) {
 		if r.Promise.Monotonic {
 			assert.Zero(t, r.OutOfOrder)
 		}
+		assert.LessOrEqual(t, max(r.MaxStrategyWait, r.MaxQueue, r.MaxReservationWait), r.MaxStall, "the parts of the longest stall")
 		for _, re := range r.Restarts {
 			assert.Zero(t, re.Duplicates)
 			assert.NotEmpty(t, re.Mark)
+			assert.NotEmpty(t, re.Since)
+			assert.Equal(t, re.Behind, re.Rollback+re.Reservation)
+			assert.LessOrEqual(t, re.ReservationWait, r.MaxReservationWait)
 		}
 	}
 }
@@ -254,9 +266,9 @@ func TestReplayReportsFilesThatFail(t *testing.T) {
 	assert.Equal(t, 1, code)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, 4, out)
-	assert.Equal(t, []string{"bad", "-", "-", "-", "-", "-", "-", "-", "-", "-", "ERROR"}, strings.Fields(lines[1]))
+	assert.Equal(t, []string{"bad", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "ERROR"}, strings.Fields(lines[1]))
 	assert.Equal(t, "good", strings.Fields(lines[2])[0])
-	assert.Equal(t, []string{"missing", "-", "-", "-", "-", "-", "-", "-", "-", "-", "ERROR"}, strings.Fields(lines[3]))
+	assert.Equal(t, []string{"missing", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "ERROR"}, strings.Fields(lines[3]))
 	assert.Contains(t, errOut, "ringflake: scenario: "+bad+":7: events[1].step: the wall clock reads ")
 	assert.Contains(t, errOut, "before the layout's epoch")
 	assert.Contains(t, errOut, "ringflake: "+missing+": open ")

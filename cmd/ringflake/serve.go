@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -96,22 +97,38 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 	fmt.Fprintf(stderr, "ringflake serve: node %d, layout %s, strategy %s: listening on http://%s\n",
 		iss.gen.Node(), iss.gen.Layout(), iss.gen.Strategy(), ln.Addr())
 
+	// A lease that ends for good (another process took the id, the
+	// server lost its data) never holds the id again: the server stops,
+	// so that whoever runs it starts one with a new lease.
+	var ended <-chan struct{}
+	lease, ends := iss.lease.(interface {
+		Done() <-chan struct{}
+		Err() error
+	})
+	if ends {
+		ended = lease.Done()
+	}
+	var why, failure error
 	select {
 	case err := <-served:
 		return fmt.Errorf("serving on %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
+		why = errors.New("signal received")
+	case <-ended:
+		failure = fmt.Errorf("the lease of node %d ended: %w", iss.gen.Node(), lease.Err())
+		why = failure
 	}
 	stop() // a second signal ends the process at once
-	fmt.Fprintf(stderr, "ringflake serve: signal received: finishing the requests under way (at most %v)\n", *grace)
+	fmt.Fprintf(stderr, "ringflake serve: %s: finishing the requests under way (at most %v)\n", strings.TrimPrefix(why.Error(), "ringflake: "), *grace)
 	sctx, cancel := context.WithTimeout(context.Background(), *grace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		err = fmt.Errorf("the grace period of %v ended with requests under way; they were cut off: %w", *grace, err)
-		return errors.Join(err, srv.Close())
+		return errors.Join(failure, err, srv.Close())
 	}
 	<-served // http.ErrServerClosed
 	fmt.Fprintf(stderr, "ringflake serve: stopped; closing the generator\n")
-	return nil
+	return failure
 }
 
 // listenLocal listens on addr (HOST:PORT), which must be a loopback

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
 package main
 
@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -19,41 +18,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/internal/leasetest"
+	"github.com/ringflake/ringflake/lease/leasetest"
 	"github.com/ringflake/ringflake/redislease"
 )
-
-// binary builds the command once per test run, into a directory that
-// TestMain removes.
-var binary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "ringflake-cli-test")
-	if err != nil {
-		return "", err
-	}
-	binDir = dir
-	path := filepath.Join(dir, "ringflake")
-	out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %w\n%s", err, out)
-	}
-	return path, nil
-})
-
-var binDir string // set by binary
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		_ = os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
 
 // process is a `ringflake serve` the test started.
 type process struct {
@@ -68,20 +40,17 @@ type process struct {
 }
 
 // startServe starts the built command with serve and args (which must
-// not set -listen) on 127.0.0.1 and returns once it listens. ctx bounds
-// its life (a hang guard); the test's cleanup kills it by PID if it still
-// runs.
-func startServe(ctx context.Context, t *testing.T, args ...string) *process {
+// not set -listen) on 127.0.0.1 and returns once it listens. The process
+// is bounded by processTimeout and killed (by its PID) at the end of the
+// test if it still runs.
+func startServe(t *testing.T, args ...string) *process {
 	t.Helper()
-	bin, err := binary()
-	require.NoError(t, err)
 	p := &process{t: t, logDone: make(chan struct{})}
-	p.cmd = exec.CommandContext(ctx, bin, append([]string{"serve", "-listen", "127.0.0.1:0"}, args...)...)
+	p.cmd = command(t, append([]string{"serve", "-listen", "127.0.0.1:0"}, args...)...)
 	p.cmd.Stdout = &p.stdout
 	stderr, err := p.cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, p.cmd.Start())
-	t.Cleanup(func() { _ = p.cmd.Process.Kill() }) // by PID; an error once it has exited
 
 	// The address comes on the first line; the rest of stderr is kept
 	// for the messages of a failure.
@@ -103,7 +72,7 @@ func startServe(ctx context.Context, t *testing.T, args ...string) *process {
 	case p.base = <-addrc:
 	case <-p.logDone:
 		t.Fatalf("the server ended before it listened:\n%s", p.stderr())
-	case <-ctx.Done():
+	case <-time.After(processTimeout):
 		t.Fatalf("the server never said where it listens:\n%s", p.stderr())
 	}
 	require.True(t, strings.HasPrefix(p.base, "http://127.0.0.1:"), p.base)
@@ -131,10 +100,10 @@ func (p *process) terminate() {
 // issues every ID once, and on SIGTERM stops serving, saves the exact mark
 // (covering every ID it served) and exits 0.
 func TestServeProcess(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // hang guard
+	ctx, cancel := context.WithTimeout(context.Background(), processTimeout) // hang guard
 	defer cancel()
 	state := filepath.Join(t.TempDir(), "node9.mark")
-	p := startServe(ctx, t, "-node", "9", "-state", state)
+	p := startServe(t, "-node", "9", "-state", state)
 
 	const goroutines, requests, batch = 16, 50, 50
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: goroutines}, Timeout: time.Minute}
@@ -187,11 +156,11 @@ func TestServeProcess(t *testing.T) {
 // With a leased node id the server is ready while the lease holds, and
 // gives the id back on SIGTERM.
 func TestServeProcessLease(t *testing.T) {
-	addr := leasetest.RequireEnv(t, "RINGFLAKE_TEST_REDIS_ADDR", "Run ./scripts/test.sh, which starts a throwaway redis-server, or point it at one: RINGFLAKE_TEST_REDIS_ADDR=127.0.0.1:6379.")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // hang guard
+	addr := leasetest.RequireEnv(t, leasetest.RedisAddrEnv)
+	ctx, cancel := context.WithTimeout(context.Background(), processTimeout) // hang guard
 	defer cancel()
 	prefix := leasetest.Prefix(t)
-	p := startServe(ctx, t, "-node", "redis://"+addr+"/0?prefix="+prefix+"&ttl=2s") // listens once the lease holds
+	p := startServe(t, "-node", "redis://"+addr+"/0?prefix="+prefix+"&ttl=2s") // listens once the lease holds
 
 	client := &http.Client{Timeout: time.Minute}
 	defer client.CloseIdleConnections()
@@ -246,4 +215,31 @@ func fetch(ctx context.Context, client *http.Client, target string) ([]string, e
 		return []string{r.ID}, nil
 	}
 	return r.IDs, nil
+}
+
+// A lease that ends for good stops the server: here the Redis database
+// forgets the lease (FLUSHDB, as a restart without persistence does), the
+// lease learns it at its next renewal, and the server finishes what is
+// under way, gives up and exits 1, so that whoever runs it starts one
+// with a new lease.
+func TestServeProcessLeaseEnds(t *testing.T) {
+	addr := leasetest.RequireEnv(t, leasetest.RedisAddrEnv)
+	ctx, cancel := context.WithTimeout(context.Background(), processTimeout) // hang guard
+	defer cancel()
+	const db = 7 // a database of its own: FLUSHDB touches no other test's keys
+	p := startServe(t, "-node", fmt.Sprintf("redis://%s/%d?prefix=%s&ttl=2s", addr, db, leasetest.Prefix(t)))
+	_, err := fetch(ctx, http.DefaultClient, p.base+"/v1/id")
+	require.NoError(t, err)
+
+	rc := redis.NewClient(&redis.Options{Addr: addr, DB: db, ContextTimeoutEnabled: true})
+	defer rc.Close()
+	require.NoError(t, rc.FlushDB(ctx).Err())
+
+	err = p.cmd.Wait() // the hang guard is processTimeout
+	<-p.logDone
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "stderr:\n%s", p.stderr())
+	assert.Equal(t, 1, exit.ExitCode())
+	assert.Contains(t, p.stderr(), "ended")
+	assert.Contains(t, p.stderr(), "stopped; closing the generator")
 }

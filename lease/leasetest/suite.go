@@ -1,8 +1,9 @@
 // Package leasetest is the conformance suite of ringflake's lease modules
-// (redislease, etcdlease): one set of tests that each module runs, through
-// a [Driver], against real servers — a shared one, and private ones that a
-// test stops, pauses, restarts and wipes. It is imported by those modules'
-// tests only.
+// (redislease, etcdlease, or a module of your own for another
+// coordination service), as net/http/httptest is for HTTP handlers: one
+// set of tests that each module runs, through a [Driver], against real
+// servers — a shared one, and private ones that a test stops, pauses,
+// restarts and wipes. It belongs in tests only; it imports testify.
 //
 // Leases in the suite live on a mock clock that only the test moves, so
 // renewals and expiry happen exactly when a test says. The server's own TTL
@@ -19,7 +20,7 @@ import (
 	"time"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/internal/leasekeep"
+	"github.com/ringflake/ringflake/lease"
 )
 
 // A Driver gives the suite one lease module and its servers.
@@ -34,19 +35,11 @@ type Driver interface {
 	// StartServer starts a server of the test's own, stopped when the
 	// test ends.
 	StartServer(t *testing.T) Server
-	// ErrClosed is what the module's Lease.Err returns after Close.
-	ErrClosed() error
-	// ErrDataLost is what the error of a lease lost because the server
-	// lost the prefix's data matches, besides ringflake.ErrLeaseLost.
-	ErrDataLost() error
 	// DetectsRestart reports whether the module notices that its server
 	// restarted (Redis: by its run_id), which may have lost the latest
 	// writes, and then holds back the ids it takes, anew or again, for a
 	// quiet period.
 	DetectsRestart() bool
-	// RangeFull reports whether err is the module's error for a range
-	// whose ids are all held, and how many ids the range has.
-	RangeFull(err error) (nodes int64, ok bool)
 	// TTLUnit is the granularity of the module's TTLs: a TTL must be a
 	// whole number of it.
 	TTLUnit() time.Duration
@@ -55,10 +48,10 @@ type Driver interface {
 // A Conn is one client of a server: the module's calls through it, and
 // what the tests do to the server's keys behind a lease's back.
 type Conn interface {
-	// Acquire and List call the module's with opts converted to its
-	// Options, and every event converted for opts.OnEvent.
-	Acquire(ctx context.Context, opts Options) (Lease, error)
-	List(ctx context.Context, opts Options) ([]Holding, error)
+	// Acquire, Claim and List call the module's.
+	Acquire(ctx context.Context, opts lease.Options) (Lease, error)
+	Claim(ctx context.Context, node int64, opts lease.Options) (Lease, error)
+	List(ctx context.Context, opts lease.Options) ([]lease.Holding, error)
 
 	// Expire ends the lease of node's key now, the way its TTL running
 	// out does on the server, and returns once the key is gone.
@@ -104,30 +97,50 @@ type Server interface {
 	Resume(t *testing.T)
 }
 
-// Options are the options the suite passes to a Conn: a module's Options
-// with the same names, and an OnEvent that takes the events converted.
-type Options struct {
-	leasekeep.Config
-	OnEvent func(leasekeep.Event)
-}
-
 // Lease is what the suite uses of a module's *Lease.
 type Lease interface {
 	ringflake.Lease
 	ringflake.MarkStore
 	MarkAhead() time.Duration
+	MaxLead() time.Duration
 	WaitHeld(ctx context.Context) error
 	Done() <-chan struct{}
 	Err() error
 	Close(ctx context.Context) error
 }
 
-// A Holding is a module's Holding, as its List returns it.
-type Holding struct {
-	Node   int64
-	Holder string
-	TTL    time.Duration
-	Mark   time.Time
+// Calls are a lease module's Acquire, Claim and List, on one client of
+// type C: they provide those methods of a [Conn], which a driver's Conn
+// gets by embedding them.
+type Calls[C any, L Lease] struct {
+	Client   C
+	Acquirer func(context.Context, C, lease.Options) (L, error)
+	Claimer  func(context.Context, C, int64, lease.Options) (L, error)
+	Lister   func(context.Context, C, lease.Options) ([]lease.Holding, error)
+}
+
+// Acquire calls the module's Acquire.
+func (c Calls[C, L]) Acquire(ctx context.Context, opts lease.Options) (Lease, error) {
+	return acquired(c.Acquirer(ctx, c.Client, opts))
+}
+
+// Claim calls the module's Claim.
+func (c Calls[C, L]) Claim(ctx context.Context, node int64, opts lease.Options) (Lease, error) {
+	return acquired(c.Claimer(ctx, c.Client, node, opts))
+}
+
+// List calls the module's List.
+func (c Calls[C, L]) List(ctx context.Context, opts lease.Options) ([]lease.Holding, error) {
+	return c.Lister(ctx, c.Client, opts)
+}
+
+// acquired returns what a module's Acquire or Claim returned, with a nil
+// *Lease as a nil [Lease].
+func acquired[L Lease](l L, err error) (Lease, error) {
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
 }
 
 // Run runs every test of the suite against d, each as a subtest.
@@ -155,6 +168,9 @@ func Run(t *testing.T, d Driver) {
 		{"MarkAheadIsHalfTheTTL", testMarkAhead},
 		{"InvalidOptions", testInvalidOptions},
 		{"AcquireServerDown", testAcquireServerDown},
+		{"ClaimHoldsAGivenID", testClaim},
+		{"ClaimCarriesTheMark", testClaimCarriesTheMark},
+		{"ClaimLost", testClaimLost},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, d) })
 	}

@@ -1,4 +1,4 @@
-package leasekeep
+package lease
 
 import (
 	"context"
@@ -34,11 +34,13 @@ type Renewal struct {
 
 // RenewFunc renews a lease once; at is when the renewal timer fired. It
 // must bound its own time (the lease's Timeout): ctx is only cancelled by
-// [Keeper.Stop].
+// the stop function of [Keep].
 type RenewFunc func(ctx context.Context, at time.Time) Renewal
 
 // A Keeper keeps a lease: it renews it on a timer of the lease's clock and
-// knows until when the lease certainly holds its id. [Keeper.Held]
+// knows until when the lease certainly holds its id. A lease module's
+// Lease type embeds it, so its methods are the leases' own: Node, Held,
+// WaitHeld, Done, Err, MarkAhead and MaxLead. [Keeper.Held]
 // compares that instant with the clock itself, so a keeper goroutine that
 // runs late (a long GC pause, a stopped process, a loaded machine) cannot
 // make a lease look held for longer than it is. Renewal requests run in a
@@ -46,13 +48,11 @@ type RenewFunc func(ctx context.Context, at time.Time) Renewal
 // resets) cannot delay anything else. Its methods are safe for concurrent
 // use.
 type Keeper struct {
-	clk     clock.Clock
-	base    time.Time // clk.Now() at Start: from and until count from it
-	node    int64
-	every   time.Duration // renewal interval
-	margin  time.Duration // subtracted from each TTL
-	renew   RenewFunc
-	onEvent func(Event)
+	cfg   Config
+	clk   clock.Clock
+	base  time.Time // clk.Now() at Keep: from and until count from it
+	node  int64
+	renew RenewFunc
 
 	// The lease holds the id from `from` (inclusive) until `until`
 	// (exclusive), in nanoseconds after base on clk — monotonic time with
@@ -72,26 +72,30 @@ type Keeper struct {
 	stopped  chan struct{}      // closed when the loop has returned
 
 	renewT, expireT *clock.Timer
-	holdT           *clock.Timer // fires when a quiet period ends, for Wait
+	holdT           *clock.Timer // fires when a quiet period ends, for WaitHeld
 }
 
-// Start starts keeping the lease of node, which certainly holds the id
+// Keep starts keeping the lease of node, which certainly holds the id
 // from validFrom (the zero Time: from now) until validUntil on c.Clock: it
-// calls renew every c.RenewEvery, and onEvent (when not nil) with every
-// event, one at a time, in order, from its own goroutine. c must be
-// resolved ([Config.Resolve]). The timers are set up before Start
-// returns, so that a test advancing a mock clock right after it cannot
-// miss them.
-func Start(c Config, node int64, validFrom, validUntil time.Time, renew RenewFunc, onEvent func(Event)) *Keeper {
+// calls renew every c.RenewEvery, and c.OnEvent (when not nil) with every
+// event, one at a time, in order, from its own goroutine. The timers are
+// set up before Keep returns, so that a test advancing a mock clock right
+// after it cannot miss them.
+//
+// stop ends the lease with a reason (unless it ended before), stops
+// renewing, cancels a request in flight and waits for the renewal loop to
+// return: no event follows. It reports whether this was the first stop;
+// later ones do nothing. A module keeps stop to itself and calls it from
+// its Close, so that the [Keeper] it embeds in its lease type offers
+// only what is safe for users to call.
+func Keep(c Config, node int64, validFrom, validUntil time.Time, renew RenewFunc) (k *Keeper, stop func(reason error) (first bool)) {
 	ctx, cancel := context.WithCancel(context.Background())
-	k := &Keeper{
+	k = &Keeper{
+		cfg:     c,
 		clk:     c.Clock,
 		base:    c.Clock.Now(),
 		node:    node,
-		every:   c.RenewEvery,
-		margin:  c.Margin,
 		renew:   renew,
-		onEvent: onEvent,
 		done:    make(chan struct{}),
 		changed: make(chan struct{}),
 		cancel:  cancel,
@@ -102,11 +106,11 @@ func Start(c Config, node int64, validFrom, validUntil time.Time, renew RenewFun
 		k.from.Store(k.offset(validFrom))
 	}
 	k.until.Store(k.offset(validUntil))
-	k.renewT = k.clk.Timer(k.every)
+	k.renewT = k.clk.Timer(c.RenewEvery)
 	k.expireT = k.clk.Timer(max(k.clk.Until(validUntil), 0))
 	k.holdT = k.clk.Timer(max(k.clk.Until(validFrom), 0))
 	go k.loop(ctx, validUntil)
-	return k
+	return k, k.stop
 }
 
 // offset returns t as nanoseconds after k.base.
@@ -140,7 +144,7 @@ func (k *Keeper) loop(ctx context.Context, validUntil time.Time) {
 				return
 			case Renewed, Retaken:
 				ev.Kind = r.Kind
-				until := r.Sent.Add(r.TTL - k.margin)
+				until := r.Sent.Add(r.TTL - k.cfg.Margin)
 				if now := k.clk.Now(); now.Before(until) && k.extend(r.NotBefore, until) {
 					// The id held our token without a break since
 					// we set it (or nobody took it in between): safe
@@ -155,12 +159,12 @@ func (k *Keeper) loop(ctx context.Context, validUntil time.Time) {
 			default:
 				ev.Kind = RenewFailed
 			}
-			k.renewT.Reset(k.every)
+			k.renewT.Reset(k.cfg.RenewEvery)
 			ev.At = k.clk.Now()
 			k.emit(ev)
 		case <-k.holdT.C:
 			// A quiet period ended: Held may be true now, without
-			// anything changing; wake the callers of Wait to look.
+			// anything changing; wake the callers of WaitHeld to look.
 			k.mu.Lock()
 			k.notify()
 			k.mu.Unlock()
@@ -178,12 +182,12 @@ func (k *Keeper) loop(ctx context.Context, validUntil time.Time) {
 }
 
 func (k *Keeper) emit(ev Event) {
-	if k.onEvent != nil {
-		k.onEvent(ev)
+	if k.cfg.OnEvent != nil {
+		k.cfg.OnEvent(ev)
 	}
 }
 
-// notify wakes the callers of Wait; k.mu must be held.
+// notify wakes the callers of WaitHeld; k.mu must be held.
 func (k *Keeper) notify() {
 	close(k.changed)
 	k.changed = make(chan struct{})
@@ -191,7 +195,7 @@ func (k *Keeper) notify() {
 
 // extend makes the lease hold the id until until, and not before from
 // (unless from is zero or earlier than the current start), unless the
-// lease has ended: a Stop that ran while a renewal was answered must leave
+// lease has ended: a stop that ran while a renewal was answered must leave
 // Held false.
 func (k *Keeper) extend(from, until time.Time) bool {
 	k.mu.Lock()
@@ -223,12 +227,17 @@ func (k *Keeper) end(err error) {
 	k.notify()
 }
 
+// Node returns the leased node id.
+func (k *Keeper) Node() int64 { return k.node }
+
 // Held reports whether the lease certainly holds the id now: the clock
 // reads at or after the start of the lease's validity (the end of a quiet
 // period, if any) and before its end (the last successful renewal's send
 // + TTL − Margin), and the lease has not ended. It is two atomic loads
 // and one reading of the clock — monotonic time, with the system clock —
-// and does not depend on the keeper's goroutine running on time.
+// and does not depend on the keeper's goroutine running on time, so a
+// renewal goroutine held up by a GC pause or a loaded machine cannot
+// stretch the lease. It implements ringflake.Lease.
 func (k *Keeper) Held() bool {
 	until := k.until.Load()
 	from := k.from.Load()
@@ -236,13 +245,13 @@ func (k *Keeper) Held() bool {
 	return from <= now && now < until
 }
 
-// Wait blocks until Held is true and returns nil; it returns what ended
-// the lease ([Keeper.Err]) when it ends first, and ctx.Err() when ctx is
-// done first. A lease waiting out a quiet period holds its id when the
-// period ends; one whose renewals fail holds it again when one succeeds.
-// The keeper's goroutine wakes it, so a late goroutine makes Wait return
-// late, never early.
-func (k *Keeper) Wait(ctx context.Context) error {
+// WaitHeld blocks until [Keeper.Held] is true and returns nil: at once,
+// normally; at the end of the quiet period after a first start under the
+// prefix or a server that may have lost data; when a renewal succeeds
+// after an outage. It returns what ended the lease ([Keeper.Err]) when it
+// ends first, and ctx.Err() when ctx is done first. The keeper's goroutine
+// wakes it, so a late goroutine makes WaitHeld return late, never early.
+func (k *Keeper) WaitHeld(ctx context.Context) error {
 	for {
 		k.mu.Lock()
 		changed, err := k.changed, k.err
@@ -261,23 +270,38 @@ func (k *Keeper) Wait(ctx context.Context) error {
 	}
 }
 
-// Done returns a channel that is closed when the lease has ended: lost, or
-// stopped.
+// Done returns a channel that is closed when the lease ends for good: it
+// was lost (another holder holds or took the id, or the server lost the
+// prefix's data) or closed. [Keeper.Err] then says which.
 func (k *Keeper) Done() <-chan struct{} { return k.done }
 
-// Err returns nil while the lease may hold the id, and then what ended it
-// first: the Err of a Lost renewal, or the reason given to Stop.
+// Err returns nil while the lease may still hold the id; once the lease
+// has ended, what ended it first: an error matching ringflake.ErrLeaseLost
+// when it was lost for good (and [ErrDataLost] when the server lost the
+// prefix's data), [ErrClosed] when it was closed.
 func (k *Keeper) Err() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.err
 }
 
-// Stop ends the lease with reason (unless it was lost before), stops
-// renewing, cancels a request in flight and waits for the renewal loop to
-// return: no event follows. It reports whether this was the first Stop;
-// later ones do nothing.
-func (k *Keeper) Stop(reason error) (first bool) {
+// MarkAhead returns TTL/2: the lead with which a generator that keeps its
+// high-water mark with the lease writes it, unless ringflake.WithMarkAhead
+// says otherwise. A generator then saves a mark about every TTL/4 instead
+// of twice a second, and keeps issuing through a server stall of up to
+// about TTL/4 before it waits for a save; after a crash the next holder
+// cannot get the id before the crashed holder's mark is in the past (the
+// key outlives the mark), so a longer lead costs a new holder nothing
+// unless its clock is behind.
+func (k *Keeper) MarkAhead() time.Duration { return k.cfg.MarkAhead() }
+
+// MaxLead returns [Options.MaxLead]: the longest any generator of the
+// prefix may stamp an ID ahead of its clock. ringflake.New refuses a
+// generator on the lease whose strategy may lead further.
+func (k *Keeper) MaxLead() time.Duration { return k.cfg.MaxLead }
+
+// stop is the stop function [Keep] returns.
+func (k *Keeper) stop(reason error) (first bool) {
 	k.stopOnce.Do(func() {
 		first = true
 		k.end(reason)

@@ -76,6 +76,19 @@ func (p *Process) Stop(t *testing.T) {
 	p.cmd = nil
 }
 
+// Kill kills the process with SIGKILL, as a crash or the OOM killer
+// would — nothing is flushed — and waits for it to exit. Killing a
+// stopped process does nothing.
+func (p *Process) Kill(t *testing.T) {
+	t.Helper()
+	if p.cmd == nil {
+		return
+	}
+	require.NoError(t, p.cmd.Process.Kill())
+	_ = p.cmd.Wait() // "signal: killed"
+	p.cmd = nil
+}
+
 // Pause stops the process (SIGSTOP) without closing its sockets: requests
 // are accepted by the kernel and never answered, like a network partition
 // that drops packets instead of resetting connections. A signal takes

@@ -1,4 +1,4 @@
-package leasekeep_test
+package lease_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ringflake/ringflake/internal/leasekeep"
+	"github.com/ringflake/ringflake/lease"
 )
 
 var start = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -23,17 +23,18 @@ const (
 
 // answer is what the next renewal of a kept lease returns.
 type answer struct {
-	kind      leasekeep.EventKind
+	kind      lease.EventKind
 	notBefore time.Time
 }
 
 // kept is a Keeper on a mock clock whose renewals answer what the test
 // queues, at once.
 type kept struct {
-	*leasekeep.Keeper
+	*lease.Keeper
+	Stop    func(reason error) bool
 	clk     *clock.Mock
 	answers chan answer
-	events  chan leasekeep.Event
+	events  chan lease.Event
 }
 
 var errTaken = errors.New("taken")
@@ -44,23 +45,23 @@ var errTaken = errors.New("taken")
 // until the test reads it.
 func keep(t *testing.T, validFrom time.Time, buffer int) *kept {
 	t.Helper()
-	k := &kept{clk: clock.NewMock(), answers: make(chan answer, 8), events: make(chan leasekeep.Event, buffer)}
+	k := &kept{clk: clock.NewMock(), answers: make(chan answer, 8), events: make(chan lease.Event, buffer)}
 	k.clk.Set(start)
-	c, err := leasekeep.Config{TTL: ttl, Clock: k.clk}.Resolve(rules)
+	c, err := lease.Options{TTL: ttl, Clock: k.clk, OnEvent: func(e lease.Event) { k.events <- e }}.Resolve(rules)
 	require.NoError(t, err)
-	renew := func(ctx context.Context, at time.Time) leasekeep.Renewal {
+	renew := func(ctx context.Context, at time.Time) lease.Renewal {
 		select {
 		case a := <-k.answers:
-			r := leasekeep.Renewal{Kind: a.kind, Sent: at, TTL: ttl, NotBefore: a.notBefore}
-			if a.kind == leasekeep.Lost {
+			r := lease.Renewal{Kind: a.kind, Sent: at, TTL: ttl, NotBefore: a.notBefore}
+			if a.kind == lease.Lost {
 				r.Err = errTaken
 			}
 			return r
 		case <-ctx.Done(): // a request in flight, cancelled by Stop
-			return leasekeep.Renewal{Kind: leasekeep.RenewFailed, Err: ctx.Err()}
+			return lease.Renewal{Kind: lease.RenewFailed, Err: ctx.Err()}
 		}
 	}
-	k.Keeper = leasekeep.Start(c, 7, validFrom, start.Add(ttl-margin), renew, func(e leasekeep.Event) { k.events <- e })
+	k.Keeper, k.Stop = lease.Keep(c, 7, validFrom, start.Add(ttl-margin), renew)
 	t.Cleanup(func() {
 		go func() { // unblock a keeper stuck on an event nobody reads
 			for range k.events {
@@ -74,7 +75,7 @@ func keep(t *testing.T, validFrom time.Time, buffer int) *kept {
 // next waits for the keeper's next event. The renewal loop runs on a
 // goroutine of its own: the wait is bounded, and returns as soon as the
 // event arrives.
-func (k *kept) next(t *testing.T, want leasekeep.EventKind) leasekeep.Event {
+func (k *kept) next(t *testing.T, want lease.EventKind) lease.Event {
 	t.Helper()
 	select {
 	case e := <-k.events:
@@ -83,13 +84,13 @@ func (k *kept) next(t *testing.T, want leasekeep.EventKind) leasekeep.Event {
 		return e
 	case <-time.After(10 * time.Second):
 		t.Fatalf("no %v event within 10s", want)
-		return leasekeep.Event{}
+		return lease.Event{}
 	}
 }
 
 // advance queues the next renewal's answer (unless none), moves the clock
 // by d and returns the event that follows.
-func (k *kept) advance(t *testing.T, a leasekeep.EventKind, d time.Duration, want leasekeep.EventKind) leasekeep.Event {
+func (k *kept) advance(t *testing.T, a lease.EventKind, d time.Duration, want lease.EventKind) lease.Event {
 	t.Helper()
 	if a != 0 {
 		k.answers <- answer{kind: a}
@@ -102,7 +103,7 @@ func TestKeeperRenews(t *testing.T) {
 	k := keep(t, time.Time{}, 8)
 	require.True(t, k.Held())
 	for i := 1; i <= 3; i++ {
-		e := k.advance(t, leasekeep.Renewed, every, leasekeep.Renewed)
+		e := k.advance(t, lease.Renewed, every, lease.Renewed)
 		assert.Equal(t, start.Add(time.Duration(i)*every+ttl-margin), e.ValidUntil, "from the instant the renewal was sent")
 		assert.True(t, k.Held())
 	}
@@ -113,14 +114,14 @@ func TestKeeperRenews(t *testing.T) {
 // expired; a renewal that then succeeds (the id was ours all along, or
 // nobody took it) holds again.
 func TestKeeperOutage(t *testing.T) {
-	for _, kind := range []leasekeep.EventKind{leasekeep.Renewed, leasekeep.Retaken} {
+	for _, kind := range []lease.EventKind{lease.Renewed, lease.Retaken} {
 		t.Run(kind.String(), func(t *testing.T) {
 			k := keep(t, time.Time{}, 8)
 			for range 2 {
-				k.advance(t, leasekeep.RenewFailed, every, leasekeep.RenewFailed)
+				k.advance(t, lease.RenewFailed, every, lease.RenewFailed)
 				assert.True(t, k.Held(), "the lease may still be valid on the server")
 			}
-			e := k.advance(t, 0, every-margin, leasekeep.Expired)
+			e := k.advance(t, 0, every-margin, lease.Expired)
 			assert.Equal(t, start.Add(ttl-margin), e.ValidUntil)
 			assert.False(t, k.Held())
 			assert.NoError(t, k.Err(), "not lost for good")
@@ -140,14 +141,14 @@ func TestKeeperOutage(t *testing.T) {
 // expired.
 func TestKeeperHeldWithoutItsGoroutine(t *testing.T) {
 	k := keep(t, time.Time{}, 0)
-	k.answers <- answer{kind: leasekeep.RenewFailed}
+	k.answers <- answer{kind: lease.RenewFailed}
 	k.clk.Add(every) // the renewal fails; the goroutine blocks handing over its event
 	k.clk.Add(2*every - margin - time.Nanosecond)
 	assert.True(t, k.Held(), "one nanosecond before start + TTL − Margin")
 	k.clk.Add(time.Nanosecond)
 	assert.False(t, k.Held(), "at start + TTL − Margin, with the goroutine still stuck")
-	k.next(t, leasekeep.RenewFailed)
-	k.next(t, leasekeep.Expired)
+	k.next(t, lease.RenewFailed)
+	k.next(t, lease.Expired)
 	assert.False(t, k.Held())
 }
 
@@ -159,7 +160,7 @@ func TestKeeperQuietPeriod(t *testing.T) {
 	k := keep(t, quietEnd, 8)
 	assert.False(t, k.Held(), "in the quiet period")
 	for range 3 {
-		k.advance(t, leasekeep.Renewed, every, leasekeep.Renewed)
+		k.advance(t, lease.Renewed, every, lease.Renewed)
 		assert.False(t, k.Held(), "in the quiet period, though renewed")
 	}
 	k.clk.Set(quietEnd.Add(-time.Nanosecond))
@@ -174,19 +175,19 @@ func TestKeeperQuietPeriod(t *testing.T) {
 func TestKeeperRetakenAfterQuiet(t *testing.T) {
 	k := keep(t, time.Time{}, 8)
 	quietEnd := start.Add(every + ttl + margin)
-	k.answers <- answer{kind: leasekeep.Retaken, notBefore: quietEnd}
+	k.answers <- answer{kind: lease.Retaken, notBefore: quietEnd}
 	k.clk.Add(every)
-	e := k.next(t, leasekeep.Retaken)
+	e := k.next(t, lease.Retaken)
 	assert.Equal(t, start.Add(every+ttl-margin), e.ValidUntil)
 	assert.False(t, k.Held(), "a retake during a quiet period waits for its end")
-	k.advance(t, leasekeep.Renewed, every, leasekeep.Renewed)
-	k.advance(t, leasekeep.Renewed, every, leasekeep.Renewed)
-	k.advance(t, leasekeep.Renewed, every, leasekeep.Renewed)
+	k.advance(t, lease.Renewed, every, lease.Renewed)
+	k.advance(t, lease.Renewed, every, lease.Renewed)
+	k.advance(t, lease.Renewed, every, lease.Renewed)
 	k.clk.Set(quietEnd)
 	assert.True(t, k.Held())
 }
 
-// TestKeeperWait: Wait returns once the lease holds its id (the quiet
+// TestKeeperWait: WaitHeld returns once the lease holds its id (the quiet
 // period is over), with the reason when the lease ends first, and with
 // ctx's error when ctx ends first.
 func TestKeeperWait(t *testing.T) {
@@ -194,7 +195,7 @@ func TestKeeperWait(t *testing.T) {
 		quietEnd := start.Add(every / 2)
 		k := keep(t, quietEnd, 8)
 		done := make(chan error, 1)
-		go func() { done <- k.Wait(context.Background()) }()
+		go func() { done <- k.WaitHeld(context.Background()) }()
 		k.clk.Set(quietEnd)
 		select {
 		case err := <-done:
@@ -205,13 +206,13 @@ func TestKeeperWait(t *testing.T) {
 		assert.True(t, k.Held())
 	})
 	t.Run("already held", func(t *testing.T) {
-		require.NoError(t, keep(t, time.Time{}, 8).Wait(context.Background()))
+		require.NoError(t, keep(t, time.Time{}, 8).WaitHeld(context.Background()))
 	})
 	t.Run("lease ends", func(t *testing.T) {
 		k := keep(t, start.Add(time.Hour), 8)
 		closed := errors.New("closed")
 		done := make(chan error, 1)
-		go func() { done <- k.Wait(context.Background()) }()
+		go func() { done <- k.WaitHeld(context.Background()) }()
 		k.Stop(closed)
 		require.ErrorIs(t, <-done, closed)
 	})
@@ -219,13 +220,13 @@ func TestKeeperWait(t *testing.T) {
 		k := keep(t, start.Add(time.Hour), 8)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		require.ErrorIs(t, k.Wait(ctx), context.Canceled)
+		require.ErrorIs(t, k.WaitHeld(ctx), context.Canceled)
 	})
 }
 
 func TestKeeperLost(t *testing.T) {
 	k := keep(t, time.Time{}, 8)
-	e := k.advance(t, leasekeep.Lost, every, leasekeep.Lost)
+	e := k.advance(t, lease.Lost, every, lease.Lost)
 	require.ErrorIs(t, e.Err, errTaken)
 	assert.False(t, k.Held())
 	require.ErrorIs(t, k.Err(), errTaken)
@@ -267,10 +268,19 @@ func TestKeeperStop(t *testing.T) {
 	require.ErrorIs(t, k.Err(), closed)
 }
 
+// TestKeeperReportsItsLease: a lease module's Lease gets Node, MarkAhead
+// and MaxLead from the keeper it embeds.
+func TestKeeperReportsItsLease(t *testing.T) {
+	k := keep(t, time.Time{}, 8)
+	assert.Equal(t, int64(7), k.Node())
+	assert.Equal(t, ttl/2, k.MarkAhead())
+	assert.Equal(t, lease.DefaultMaxLead, k.MaxLead())
+}
+
 func TestEventKindString(t *testing.T) {
-	for kind, want := range map[leasekeep.EventKind]string{
-		leasekeep.Renewed: "renewed", leasekeep.RenewFailed: "renew failed", leasekeep.Expired: "expired",
-		leasekeep.Retaken: "retaken", leasekeep.Lost: "lost", 0: "EventKind(0)",
+	for kind, want := range map[lease.EventKind]string{
+		lease.Renewed: "renewed", lease.RenewFailed: "renew failed", lease.Expired: "expired",
+		lease.Retaken: "retaken", lease.Lost: "lost", 0: "EventKind(0)",
 	} {
 		assert.Equal(t, want, kind.String())
 	}
@@ -279,14 +289,14 @@ func TestEventKindString(t *testing.T) {
 // BenchmarkHeld measures what a generator pays per ID for its lease, on
 // the system clock.
 func BenchmarkHeld(b *testing.B) {
-	c, err := leasekeep.Config{TTL: time.Hour}.Resolve(rules)
+	c, err := lease.Options{TTL: time.Hour}.Resolve(rules)
 	require.NoError(b, err)
-	never := func(ctx context.Context, _ time.Time) leasekeep.Renewal {
+	never := func(ctx context.Context, _ time.Time) lease.Renewal {
 		<-ctx.Done()
-		return leasekeep.Renewal{Kind: leasekeep.RenewFailed, Err: ctx.Err()}
+		return lease.Renewal{Kind: lease.RenewFailed, Err: ctx.Err()}
 	}
-	k := leasekeep.Start(c, 1, time.Time{}, c.Clock.Now().Add(time.Hour), never, nil)
-	defer k.Stop(errors.New("done"))
+	k, stop := lease.Keep(c, 1, time.Time{}, c.Clock.Now().Add(time.Hour), never)
+	defer stop(errors.New("done"))
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/ringflake/ringflake"
+)
+
+// defaultNode is the -node of commands that issue IDs: a node id no other
+// process of this host holds, so that runs side by side never collide.
+const defaultNode = "local"
+
+// isLocal reports whether the -node flag asks for a host-local id.
+func isLocal(spec string) bool { return spec == "local" || strings.HasPrefix(spec, "local:") }
+
+// localNode takes a node id of layout l that no other process of this
+// host holds, locked in the directory the flag names (local:DIR) or in
+// ringflake.DefaultLocalNodeDir: the id want if it is not negative and
+// free, else the lowest free one. (When want is held, New tells why: the
+// state file is in use, or belongs to another node.)
+func localNode(ctx context.Context, spec string, l ringflake.Layout, want int64) (node, error) {
+	dir, named := strings.CutPrefix(spec, "local:")
+	if !named {
+		dir = ""
+	} else if dir == "" {
+		return node{}, usagef("-node %q: no directory after local:", spec)
+	}
+	src := ringflake.NewLocalNode(dir)
+	ctx, cancel := context.WithTimeout(ctx, acquireTimeout)
+	defer cancel()
+	id, err := want, error(nil)
+	var held *ringflake.LocalNodeHeldError
+	if want < 0 {
+		id, err = src.NodeID(ctx, l)
+	} else if err = src.Claim(ctx, l, want); errors.As(err, &held) {
+		id, err = src.NodeID(ctx, l)
+	}
+	if err != nil {
+		return node{}, err
+	}
+	return node{id: id, release: func(context.Context) error { return src.Close() }}, nil
+}
+
+// markNode returns the node id the mark in the state file at path was
+// written for, if it has one for layout l: a local node id then claims
+// that id, whose mark it is, rather than the lowest free one. A file
+// that cannot be read says nothing here; New reports it.
+func markNode(ctx context.Context, path string, l ringflake.Layout) (int64, bool) {
+	if path == "" {
+		return 0, false
+	}
+	m, err := ringflake.NewFileMarkStore(path).LoadMark(ctx)
+	if err != nil || m.Layout == "" {
+		return 0, false
+	}
+	ml, err := ringflake.ParseLayout(m.Layout)
+	if err != nil || !ml.Equal(l) {
+		return 0, false
+	}
+	return m.Node, true
+}

@@ -1,0 +1,245 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package main
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ringflake/ringflake"
+)
+
+// loadMark reads the mark in the state file at path.
+func loadMark(t *testing.T, path string) ringflake.Mark {
+	t.Helper()
+	m, err := ringflake.NewFileMarkStore(path).LoadMark(context.Background())
+	require.NoError(t, err)
+	return m
+}
+
+// A state file given as a symbolic link is followed: the file it leads to
+// gets the mark, the link stays a link, and nothing is written next to it.
+func TestGenStateThroughASymbolicLink(t *testing.T) {
+	conf, vol := t.TempDir(), t.TempDir()
+	target := filepath.Join(vol, "node.mark")
+	link := filepath.Join(conf, "state")
+	require.NoError(t, os.Symlink(target, link))
+	first := genIDs(t, "-n", "5", "-node", "4", "-state", link)
+	second := genIDs(t, "-n", "5", "-node", "4", "-state", link)
+	assert.Greater(t, second[0], first[len(first)-1], "the second run read the first one's mark through the link")
+
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.Equal(t, fs.ModeSymlink, fi.Mode().Type())
+	last := second[len(second)-1].Time(ringflake.TwitterLayout())
+	assert.Equal(t, ringflake.Mark{Limit: last, Since: last, Node: 4, Layout: "twitter"}, loadMark(t, target))
+	entries, err := os.ReadDir(conf)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no temporary or lock file next to the link")
+}
+
+// A state file keeps its mode.
+func TestGenStateKeepsTheMode(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "node.mark")
+	require.NoError(t, ringflake.NewFileMarkStore(state).SaveMark(context.Background(), ringflake.Mark{Node: 4, Layout: "twitter"}))
+	require.NoError(t, os.Chmod(state, 0o640))
+	genIDs(t, "-n", "1", "-node", "4", "-state", state)
+	fi, err := os.Stat(state)
+	require.NoError(t, err)
+	assert.Equal(t, fs.FileMode(0o640), fi.Mode())
+}
+
+// A state file that cannot be one is refused: a one-line error naming it,
+// exit status 1, nothing overwritten — and a named pipe does not hang the
+// run.
+func TestGenStateRefusesUnusableFiles(t *testing.T) {
+	mark := ringflake.Mark{Limit: time.Now().Add(-time.Hour), Since: time.Now().Add(-time.Hour), Node: 4, Layout: "twitter"}
+	for _, tc := range []struct {
+		name  string
+		place func(t *testing.T, path string)
+	}{
+		{"read-only", func(t *testing.T, path string) {
+			require.NoError(t, ringflake.NewFileMarkStore(path).SaveMark(context.Background(), mark))
+			require.NoError(t, os.Chmod(path, 0o444))
+		}},
+		{"directory", func(t *testing.T, path string) { require.NoError(t, os.Mkdir(path, 0o755)) }},
+		{"named pipe", func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o600)) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			state := filepath.Join(t.TempDir(), "node.mark")
+			tc.place(t, state)
+			before, err := os.Stat(state)
+			require.NoError(t, err)
+			var content []byte
+			if before.Mode().IsRegular() {
+				content, err = os.ReadFile(state)
+				require.NoError(t, err)
+			}
+
+			p := startCLI(t, "gen", "-node", "4", "-state", state) // bounded by processTimeout
+			assert.Equal(t, 1, p.wait(t))
+			assert.Empty(t, p.out.String())
+			errOut := p.errOut.String()
+			assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %s", errOut)
+			assert.Contains(t, errOut, state)
+
+			after, err := os.Stat(state)
+			require.NoError(t, err)
+			assert.True(t, os.SameFile(before, after), "not replaced")
+			assert.Equal(t, before.Mode(), after.Mode(), "mode kept")
+			if content != nil {
+				b, err := os.ReadFile(state)
+				require.NoError(t, err)
+				assert.Equal(t, content, b, "not overwritten")
+			}
+		})
+	}
+}
+
+// Two runs on one state file: the second fails at once, naming the file
+// and the first run's pid — not a rollback.
+func TestGenStateInUse(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "node.mark")
+	first, _ := startIssuing(t, "-node", "4", "-state", state)
+	for _, node := range []string{"4", "5"} {
+		code, out, errOut := runCLI("gen", "-node", node, "-state", state)
+		assert.Equal(t, 1, code)
+		assert.Empty(t, out)
+		assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %s", errOut)
+		assert.Contains(t, errOut, state)
+		assert.Contains(t, errOut, "process "+strconv.Itoa(first.cmd.Process.Pid))
+		assert.NotContains(t, errOut, "backwards")
+	}
+	first.kill(t)
+	genIDs(t, "-n", "1", "-node", "4", "-state", state) // free once it is dead
+}
+
+// A run that issues nothing leaves the mark of nothing issued: the next
+// run does not wait for a reservation.
+func TestGenStateAfterARunThatIssuedNothing(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "node.mark")
+	genIDs(t, "-n", "0", "-node", "4", "-state", state)
+	assert.Equal(t, ringflake.Mark{Node: 4, Layout: "twitter"}, loadMark(t, state), "nothing issued, nothing reserved")
+	code, out, errOut := runCLI("gen", "-n", "1", "-node", "4", "-state", state)
+	assert.Equal(t, 0, code, errOut)
+	assert.Empty(t, errOut)
+	assert.Len(t, strings.Fields(out), 1)
+}
+
+// A run killed with kill -9 leaves its reservation (the mark written
+// ahead). A restart with a correct clock, under the default strategy,
+// waits it out — at most the lead — and issues after it: no rollback
+// error, nothing on stderr.
+func TestGenStateRestartAfterKill(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "node.mark")
+	p, first := startIssuing(t, "-node", "4", "-state", state)
+	p.kill(t)
+	killed := time.Now()
+	m := loadMark(t, state)
+	require.False(t, m.Limit.IsZero())
+	assert.LessOrEqual(t, m.Limit, killed.Add(ringflake.DefaultMarkAhead), "a reservation of at most the lead")
+
+	restart := startCLI(t, "gen", "-n", "1", "-node", "4", "-state", state)
+	require.Equal(t, 0, restart.wait(t), restart.errOut.String())
+	assert.Empty(t, restart.errOut.String(), "no rollback error, no log line")
+	ids := restart.ids(t)
+	require.Len(t, ids, 1)
+	l := ringflake.TwitterLayout()
+	assert.Greater(t, ids[0], first)
+	assert.True(t, ids[0].Time(l).After(m.Limit), "after everything the killed run may have issued")
+}
+
+// A crash loop — a run killed with kill -9 soon after each start, many
+// times, on one state file — never pushes the mark further than the lead
+// ahead of the clock, and the next start with the default strategy
+// issues without an error.
+func TestGenStateCrashLoop(t *testing.T) {
+	const starts = 12
+	state := filepath.Join(t.TempDir(), "node.mark")
+	p, _ := startIssuing(t, "-node", "4", "-state", state) // a reservation ahead of the clock
+	p.kill(t)
+	for i := range starts {
+		var p *cliProcess
+		if i%4 == 3 {
+			// Some runs get as far as issuing, past the reservation...
+			p, _ = startIssuing(t, "-node", "4", "-state", state)
+		} else {
+			// ...most die once they hold the file: while they start, or
+			// while they wait behind the mark.
+			p = startCLI(t, "gen", "-n", "1000000000000", "-node", "4", "-state", state)
+			require.Eventually(t, func() bool { return holds(state, p) }, processTimeout, time.Millisecond)
+		}
+		p.kill(t)
+		killed := time.Now()
+		m := loadMark(t, state)
+		assert.LessOrEqual(t, m.Limit, killed.Add(ringflake.DefaultMarkAhead), "start %d: the mark stays within the lead of the clock", i)
+		assert.Empty(t, p.errOut.String(), "start %d", i)
+	}
+	code, out, errOut := runCLI("gen", "-n", "1", "-node", "4", "-state", state)
+	assert.Equal(t, 0, code, errOut)
+	assert.Empty(t, errOut)
+	assert.Len(t, strings.Fields(out), 1)
+}
+
+// holds reports whether the CLI p holds the state file at path: its lock
+// file names p.
+func holds(path string, p *cliProcess) bool {
+	b, err := os.ReadFile(path + ".lock")
+	return err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(p.cmd.Process.Pid)
+}
+
+// A state file this process may not write — another user's, mode 0644 —
+// is refused before anything is written. Root may write anything, so as
+// root the CLI runs as nobody; otherwise the file is made read-only.
+func TestGenStateNotWritable(t *testing.T) {
+	base, err := os.MkdirTemp("", "ringflake-state-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(base) })
+	require.NoError(t, os.Chmod(base, 0o777|os.ModeSticky)) // nobody could write here, but not the file
+	state := filepath.Join(base, "node.mark")
+	require.NoError(t, ringflake.NewFileMarkStore(state).SaveMark(context.Background(), ringflake.Mark{Node: 4, Layout: "twitter"}))
+	require.NoError(t, os.Chmod(state, 0o644))
+	cmd := command(t, "gen", "-node", "4", "-state", state)
+	cmd.Dir = "/"
+	if os.Geteuid() == 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	} else {
+		require.NoError(t, os.Chmod(state, 0o444))
+	}
+	before, err := os.Stat(state)
+	require.NoError(t, err)
+	content, err := os.ReadFile(state)
+	require.NoError(t, err)
+
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 1, exit.ExitCode(), errOut.String())
+	assert.Empty(t, out.String())
+	assert.Equal(t, 1, strings.Count(errOut.String(), "\n"), "one line: %s", errOut.String())
+	assert.Contains(t, errOut.String(), state)
+
+	after, err := os.Stat(state)
+	require.NoError(t, err)
+	assert.True(t, os.SameFile(before, after), "not replaced")
+	assert.Equal(t, before.Mode(), after.Mode())
+	b, err := os.ReadFile(state)
+	require.NoError(t, err)
+	assert.Equal(t, content, b)
+	entries, err := os.ReadDir(base)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no lock or temporary file")
+}

@@ -1,0 +1,236 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package ringflake_test
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/simclock"
+)
+
+// markGen starts a generator on a simulated clock with s as its mark
+// store.
+func markGen(t *testing.T, node int64, s ringflake.MarkStore) (*ringflake.Generator, error) {
+	t.Helper()
+	return ringflake.New(node, ringflake.WithClock(simclock.New(start)), ringflake.WithMarkStore(s))
+}
+
+// One mark file serves one generator: a second one — through the same
+// store or another — fails at once, naming the file and the holder,
+// instead of reading the first one's mark as a rollback.
+func TestFileMarkStoreServesOneGeneratorAtATime(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "node.mark")
+	first := ringflake.NewFileMarkStore(path)
+	g, err := markGen(t, 7, first)
+	require.NoError(t, err)
+	_, err = g.Next()
+	require.NoError(t, err)
+
+	lock, err := os.ReadFile(path + ".lock")
+	require.NoError(t, err)
+	assert.Equal(t, strconv.Itoa(os.Getpid())+"\n", string(lock), "the lock file names its holder")
+
+	for name, s := range map[string]*ringflake.FileMarkStore{"same store": first, "another store": ringflake.NewFileMarkStore(path)} {
+		_, err = markGen(t, 7, s)
+		require.ErrorIs(t, err, ringflake.ErrMarkInUse, name)
+		assert.NotErrorIs(t, err, ringflake.ErrClockRollback, name)
+		var inUse *ringflake.MarkInUseError
+		require.ErrorAs(t, err, &inUse, name)
+		assert.Equal(t, ringflake.MarkInUseError{Path: path, Lock: path + ".lock", PID: os.Getpid()}, *inUse, name)
+	}
+
+	require.NoError(t, g.Close(ctx))
+	lock, err = os.ReadFile(path + ".lock")
+	require.NoError(t, err)
+	assert.Empty(t, lock, "Release clears the pid")
+	g, err = markGen(t, 7, ringflake.NewFileMarkStore(path))
+	require.NoError(t, err, "Close released the file")
+	require.NoError(t, g.Close(ctx))
+}
+
+// A mark file held by another process is refused with that process's pid;
+// the kernel frees it when that process is killed.
+func TestFileMarkStoreHeldByAnotherProcess(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "node.mark")
+	h := startHolder(t, "mark:"+path)
+	s := ringflake.NewFileMarkStore(path)
+	err := s.Hold(ctx)
+	require.ErrorIs(t, err, ringflake.ErrMarkInUse)
+	var inUse *ringflake.MarkInUseError
+	require.ErrorAs(t, err, &inUse)
+	assert.Equal(t, h.pid(), inUse.PID)
+	assert.NotContains(t, err.Error(), "\n")
+
+	h.kill(t)
+	require.NoError(t, s.Hold(ctx), "kill -9 frees the file")
+	require.NoError(t, s.Release())
+	require.NoError(t, s.Release(), "releasing what is not held does nothing")
+}
+
+// A mark file given as a symbolic link (onto a volume, say) is followed:
+// its target is replaced, from a temporary file in the target's directory,
+// and locked; the link stays.
+func TestFileMarkStoreFollowsSymbolicLinks(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		first bool // the target does not exist yet
+	}{{"existing target", false}, {"first run", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			conf, vol := filepath.Join(root, "conf"), filepath.Join(root, "vol")
+			require.NoError(t, os.Mkdir(conf, 0o755))
+			require.NoError(t, os.Mkdir(vol, 0o755))
+			target := filepath.Join(vol, "node.mark")
+			if !tc.first {
+				require.NoError(t, ringflake.NewFileMarkStore(target).SaveMark(ctx, ringflake.Mark{Node: 3, Layout: "twitter"}))
+			}
+			link := filepath.Join(conf, "state")
+			require.NoError(t, os.Symlink("../vol/node.mark", link), "a relative link")
+
+			g, err := markGen(t, 3, ringflake.NewFileMarkStore(link))
+			require.NoError(t, err)
+			id, err := g.Next()
+			require.NoError(t, err)
+			_, err = markGen(t, 3, ringflake.NewFileMarkStore(target))
+			require.ErrorIs(t, err, ringflake.ErrMarkInUse, "the target is held, by whatever path")
+			require.NoError(t, g.Close(ctx))
+
+			fi, err := os.Lstat(link)
+			require.NoError(t, err)
+			assert.Equal(t, fs.ModeSymlink, fi.Mode().Type(), "the link stays a link")
+			mark, err := ringflake.NewFileMarkStore(target).LoadMark(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, id.Time(ringflake.TwitterLayout()), mark.Limit, "the target has the exact mark")
+			names := func(dir string) []string {
+				entries, err := os.ReadDir(dir)
+				require.NoError(t, err)
+				var names []string
+				for _, e := range entries {
+					names = append(names, e.Name())
+				}
+				return names
+			}
+			assert.Equal(t, []string{"state"}, names(conf), "nothing is written next to the link")
+			assert.Equal(t, []string{"node.mark", "node.mark.lock"}, names(vol))
+		})
+	}
+}
+
+// A replaced mark file keeps its mode; a new one is private.
+func TestFileMarkStoreKeepsTheMode(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	fresh := ringflake.NewFileMarkStore(filepath.Join(dir, "fresh"))
+	require.NoError(t, fresh.SaveMark(ctx, ringflake.Mark{Node: 1, Layout: "twitter"}))
+	fi, err := os.Stat(fresh.Path())
+	require.NoError(t, err)
+	assert.Equal(t, fs.FileMode(0o600), fi.Mode())
+
+	for _, mode := range []fs.FileMode{0o640, 0o666, 0o200} {
+		path := filepath.Join(dir, mode.String())
+		require.NoError(t, os.WriteFile(path, nil, 0o600))
+		require.NoError(t, os.Chmod(path, mode))
+		s := ringflake.NewFileMarkStore(path)
+		require.NoError(t, s.SaveMark(ctx, ringflake.Mark{Limit: start, Since: start, Node: 1, Layout: "twitter"}))
+		fi, err := os.Stat(path)
+		require.NoError(t, err)
+		assert.Equal(t, mode, fi.Mode(), "mode %v", mode)
+	}
+}
+
+// A path that leads to anything but a regular file, or to a file nobody
+// may write, is refused by every operation, with a one-line error naming
+// it, and left as it was. A named pipe is never opened in a way that
+// could block.
+func TestFileMarkStoreRefusesUnusableFiles(t *testing.T) {
+	ctx := context.Background()
+	good := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "good"))
+	require.NoError(t, good.SaveMark(ctx, ringflake.Mark{Limit: start, Since: start, Node: 1, Layout: "twitter"}))
+	content, err := os.ReadFile(good.Path())
+	require.NoError(t, err)
+
+	for _, tc := range []struct {
+		name     string
+		place    func(t *testing.T, path string)
+		readable bool // LoadMark still reads it
+	}{
+		{"read-only file", func(t *testing.T, path string) {
+			require.NoError(t, os.WriteFile(path, content, 0o444))
+		}, true},
+		{"read-only file behind a link", func(t *testing.T, path string) {
+			target := filepath.Join(t.TempDir(), "target")
+			require.NoError(t, os.WriteFile(target, content, 0o444))
+			require.NoError(t, os.Symlink(target, path))
+		}, true},
+		{"directory", func(t *testing.T, path string) {
+			require.NoError(t, os.Mkdir(path, 0o755))
+		}, false},
+		{"named pipe", func(t *testing.T, path string) {
+			require.NoError(t, syscall.Mkfifo(path, 0o644))
+		}, false},
+		{"device", func(t *testing.T, path string) {
+			require.NoError(t, os.Symlink(os.DevNull, path))
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "node.mark")
+			tc.place(t, path)
+			before, err := os.Stat(path)
+			require.NoError(t, err)
+
+			ctx, cancel := context.WithTimeout(ctx, time.Minute) // a hang guard
+			defer cancel()
+			done := make(chan []error, 1)
+			go func() {
+				s := ringflake.NewFileMarkStore(path)
+				_, newErr := markGen(t, 1, s)
+				_, loadErr := s.LoadMark(ctx)
+				done <- []error{newErr, s.Hold(ctx), s.SaveMark(ctx, ringflake.Mark{Limit: start, Since: start, Node: 1, Layout: "twitter"}), loadErr}
+			}()
+			var errs []error
+			select {
+			case errs = <-done:
+			case <-ctx.Done():
+				t.Fatal("the store hangs on the file")
+			}
+			for i, err := range errs[:3] {
+				require.ErrorIs(t, err, ringflake.ErrMarkFileUnusable, "operation %d", i)
+				var fe *ringflake.MarkFileError
+				require.ErrorAs(t, err, &fe)
+				assert.Equal(t, path, fe.Path)
+				assert.NotContains(t, err.Error(), "\n")
+			}
+			if tc.readable {
+				require.NoError(t, errs[3], "a read-only mark still reads")
+			} else {
+				require.ErrorIs(t, errs[3], ringflake.ErrMarkFileUnusable)
+			}
+
+			after, err := os.Stat(path)
+			require.NoError(t, err)
+			assert.Equal(t, before.Mode(), after.Mode(), "the mode is kept")
+			assert.True(t, os.SameFile(before, after), "nothing replaced it")
+			if before.Mode().IsRegular() {
+				b, err := os.ReadFile(path)
+				require.NoError(t, err)
+				assert.Equal(t, content, b, "nothing overwritten")
+			}
+			_, err = os.Stat(path + ".lock")
+			assert.ErrorIs(t, err, fs.ErrNotExist, "no lock file next to what is not a mark file")
+		})
+	}
+}
