@@ -138,7 +138,7 @@ func FuzzReplay(f *testing.F) {
 // of a file without events (promise "order"), with every other promise.
 func FuzzServedInOrder(f *testing.F) {
 	// duration ms, rate per ms, goroutines, burst at ms, burst, sequence bits, unit ms, strategy
-	f.Add(uint8(50), uint8(4), uint8(8), uint8(0), uint16(0), uint8(1), uint8(1), uint8(0))   // the overload repro
+	f.Add(uint8(50), uint8(4), uint8(8), uint8(0), uint16(0), uint8(1), uint8(1), uint8(0))     // the overload repro
 	f.Add(uint8(30), uint8(0), uint8(16), uint8(3), uint16(300), uint8(4), uint8(10), uint8(4)) // a burst, 10 ms ticks
 	f.Add(uint8(80), uint8(20), uint8(3), uint8(10), uint16(50), uint8(0), uint8(1), uint8(1))  // one ID a tick, wait:5ms
 	f.Fuzz(func(t *testing.T, duration, rate, goroutines, burstAt uint8, burst uint16, seqBits, unitMS, strategy uint8) {
