@@ -115,11 +115,15 @@ func requireStrictlyIncreasing(t testing.TB, nums []int64) {
 	}
 }
 
-// numbers returns the numbers [from, to).
-func numbers(from, to int64) []int64 {
-	nums := make([]int64, 0, to-from)
-	for v := from; v < to; v++ {
-		nums = append(nums, v)
+// requireRun fails the test unless nums are exactly from, from+1, …,
+// to-1, naming the first number that is not (a diff of thousands of
+// numbers helps nobody).
+func requireRun(t testing.TB, nums []int64, from, to int64, msg string) {
+	t.Helper()
+	for i, v := range nums {
+		if want := from + int64(i); v != want || want >= to {
+			require.Failf(t, msg, "number %d is %d, want %d (of %d to %d)", i, v, want, from, to-1)
+		}
 	}
-	return nums
+	require.Equal(t, to-from, int64(len(nums)), "%s: how many numbers", msg)
 }

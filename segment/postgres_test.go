@@ -21,7 +21,7 @@ func TestNewCreatesTheRow(t *testing.T) {
 	db := sharedDB(t)
 	tag := newTag(t)
 	a := newAllocator(t, db, tag, segment.WithStart(1000), segment.WithStep(50))
-	require.Equal(t, numbers(1000, 1003), take(t, a, 3))
+	requireRun(t, take(t, a, 3), 1000, 1003, "the first numbers")
 	maxID, step := row(t, db, tag)
 	require.Equal(t, int64(1050), maxID)
 	require.Equal(t, int64(50), step)
@@ -31,7 +31,7 @@ func TestNewCreatesTheRow(t *testing.T) {
 	require.Equal(t, uint64(4), s.RoundTrips, "a take that found no row, the look that tells why, the insert, the take")
 
 	b := newAllocator(t, db, tag, segment.WithStart(1), segment.WithStep(7))
-	require.Equal(t, numbers(1050, 1052), take(t, b, 2))
+	requireRun(t, take(t, b, 2), 1050, 1052, "the second allocator's")
 	_, step = row(t, db, tag)
 	require.Equal(t, int64(50), step)
 	require.Equal(t, uint64(1), b.Stats().RoundTrips)
@@ -120,7 +120,7 @@ func TestOverflow(t *testing.T) {
 		return a.Stats().NextReady
 	}, 10*time.Second, time.Millisecond)
 	got = append(got, drain(t, a)...)
-	require.Equal(t, numbers(start, math.MaxInt64-500), got)
+	requireRun(t, got, start, math.MaxInt64-500, "up to the last range that fits")
 	_, err = a.Next(context.Background())
 	require.ErrorIs(t, err, segment.ErrOverflow)
 	maxID, _ := row(t, db, tag)
