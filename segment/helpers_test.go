@@ -5,13 +5,12 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
-	"fmt"
+	"os"
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ringflake/ringflake/internal/leasetest"
 	"github.com/ringflake/ringflake/segment"
 )
 
@@ -30,12 +29,18 @@ const (
 	bindirEnv = "RINGFLAKE_TEST_POSTGRES_BINDIR"
 )
 
-func requireEnv(t testing.TB, name string) string {
-	t.Helper()
-	return leasetest.RequireEnv(t.(*testing.T), name, fmt.Sprintf("These tests need PostgreSQL: run ./scripts/test.sh from the repository "+
-		"root (it starts a throwaway server), or start one yourself and export "+
-		"%s='postgres://USER@127.0.0.1:PORT/DB?sslmode=disable' (the tests create the table ringflake_segments there) "+
-		"and %s=/usr/lib/postgresql/VERSION/bin", dsnEnv, bindirEnv))
+// requireEnv returns the environment variable name, and fails the test
+// or benchmark, saying how to provide it, when it is not set.
+func requireEnv(tb testing.TB, name string) string {
+	tb.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		tb.Fatalf("%s is not set. These tests need PostgreSQL: run ./scripts/test.sh from the repository root "+
+			"(it starts a throwaway server), or start one yourself and export "+
+			"%s='postgres://USER@127.0.0.1:PORT/DB?sslmode=disable' (the tests create the table ringflake_segments there) "+
+			"and %s=/usr/lib/postgresql/VERSION/bin", name, dsnEnv, bindirEnv)
+	}
+	return v
 }
 
 // openDB opens a pool of dsn with pgx's database/sql driver, closed when
