@@ -41,6 +41,7 @@ type Allocator struct {
 	failure  *UnavailableError // why the last attempt failed; nil after a success
 	closed   bool
 	step     int64     // size of the newest range
+	end      int64     // end of the newest range
 	rowStep  int64     // the row's step when the newest range was taken
 	lastLoad time.Time // when the newest range's load started
 	backoff  time.Duration
@@ -143,6 +144,7 @@ func newAllocator(tag string, src source, cfg config, first rng, spawn func(func
 		sleep:      sleep,
 		done:       make(chan struct{}),
 		step:       first.size,
+		end:        first.first + first.size,
 		rowStep:    first.rowStep,
 		lastLoad:   cfg.clock.Now(),
 		backoff:    cfg.minBackoff,
@@ -282,10 +284,10 @@ func (a *Allocator) load() {
 	a.mu.Unlock()
 	for {
 		r, err := a.src.take(a.ctx, step)
-		if err == nil && r.size < 1 {
-			err = fmt.Errorf("%w: a range of %d numbers", ErrInvalidRow, r.size)
-		}
 		a.mu.Lock()
+		if err == nil {
+			err = a.check(r)
+		}
 		close(a.done)
 		a.done = make(chan struct{})
 		if a.closed { // the range, if any, is lost
@@ -298,7 +300,7 @@ func (a *Allocator) load() {
 			a.loading = false
 			a.failure = nil
 			a.backoff = a.minBackoff
-			a.step, a.rowStep, a.lastLoad = r.size, r.rowStep, started
+			a.step, a.rowStep, a.lastLoad, a.end = r.size, r.rowStep, started, r.first+r.size
 			a.counts.Ranges++
 			a.mu.Unlock()
 			return
@@ -318,6 +320,22 @@ func (a *Allocator) load() {
 			return
 		}
 	}
+}
+
+// check returns an error matching ErrInvalidRow when r cannot follow the
+// newest range: it is empty, or it starts below the newest range's end,
+// which happens only when the row's max_id went back (a database restored
+// from an old backup, an UPDATE by hand) and would hand out numbers again.
+// a.mu is held.
+func (a *Allocator) check(r rng) error {
+	switch {
+	case r.size < 1:
+		return fmt.Errorf("%w: a range of %d numbers for biz tag %q", ErrInvalidRow, r.size, a.tag)
+	case r.first < a.end:
+		return fmt.Errorf("%w: max_id of biz tag %q went back: a range from %d, below the end of an earlier one, %d",
+			ErrInvalidRow, a.tag, r.first, a.end)
+	}
+	return nil
 }
 
 // nextStep returns the size of the next range. a.mu is held.

@@ -250,3 +250,32 @@ func TestAdaptStep(t *testing.T) {
 	}
 	require.Equal(t, int64(5000), adaptStep(1000, 5000, 1000, 0, time.Minute), "a row step above the maximum")
 }
+
+// TestMaxIDWentBack: a range below one already taken (the row's max_id
+// went back, as after a restore from an old backup) is refused, never
+// handed out.
+func TestMaxIDWentBack(t *testing.T) {
+	h := newStepper(t, defaultConfig(), rng{first: 100, size: 10, rowStep: 10})
+	ctx := context.Background()
+	requireNext := func(want int64) {
+		t.Helper()
+		v, err := h.a.Next(ctx)
+		require.NoError(t, err)
+		require.Equal(t, want, v)
+	}
+	requireNext(100)
+	requireNext(101) // the prefetch
+	h.await(atTake)
+	h.answerThen(rng{first: 50, size: 20, rowStep: 10}, nil, atSleep) // refused: a failure
+	for v := int64(102); v < 110; v++ {
+		requireNext(v)
+	}
+	_, err := h.a.Next(ctx)
+	require.ErrorIs(t, err, ErrUnavailable)
+	require.ErrorIs(t, err, ErrInvalidRow)
+	require.ErrorContains(t, err, "from 50, below the end of an earlier one, 110")
+
+	h.wake()
+	h.answer(rng{first: 110, size: 20, rowStep: 10}, nil)
+	requireNext(110)
+}

@@ -34,9 +34,12 @@ var ErrTagMissing = errors.New("ringflake: segment: the biz tag's row is missing
 var ErrOverflow = errors.New("ringflake: segment: the biz tag's numbers would pass 2^63-1")
 
 // ErrInvalidRow is the cause of an [*UnavailableError] when the tag's row
-// holds values no range can come from, such as a step below 1 (a table
-// made without the CHECK constraints of [Migrate]). The message names the
-// value.
+// holds values no range can come from: a step below 1 (a table made
+// without the CHECK constraints of [Migrate]), or a max_id below the end
+// of a range the allocator has already taken (a database restored from an
+// old backup, an UPDATE by hand), which would hand out numbers again. The
+// message names the values. The allocator keeps trying; each attempt that
+// finds max_id too low moves it on by a range.
 var ErrInvalidRow = errors.New("ringflake: segment: invalid row")
 
 // ErrClosed is returned by every call on an allocator after [Allocator.Close].

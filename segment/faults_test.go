@@ -70,16 +70,7 @@ func TestFaultsDuringATake(t *testing.T) {
 			require.Len(t, rest, 89, "the rest of the first range")
 			got = append(got, rest...)
 
-			var retried []int64
-			require.Eventually(t, func() bool { // the retry waits for the mock clock
-				clk.Add(segment.DefaultMaxBackoff)
-				v, err := a.Next(ctx)
-				if err == nil {
-					retried = append(retried, v)
-				}
-				return err == nil
-			}, 10*time.Second, time.Millisecond)
-			got = append(got, retried...)
+			got = append(got, recoverNext(t, a, clk))
 			got = append(got, take(t, a, 99)...)
 			requireStrictlyIncreasing(t, got)
 			requireRun(t, got[:100], 1, 101, "the first range")

@@ -7,6 +7,9 @@ import (
 	"encoding/hex"
 	"os"
 	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
 	"github.com/stretchr/testify/require"
@@ -109,6 +112,22 @@ func drain(t testing.TB, a *segment.Allocator) []int64 {
 		}
 		nums = append(nums, v)
 	}
+}
+
+// recoverNext returns the first number a hands out after a failure: it
+// moves clk past the longest backoff, so that a retries, until a call
+// succeeds (a retry is a real round trip to a real server: wait for it,
+// with a bound).
+func recoverNext(t testing.TB, a *segment.Allocator, clk *clock.Mock) int64 {
+	t.Helper()
+	var v int64
+	require.Eventually(t, func() bool {
+		clk.Add(segment.DefaultMaxBackoff)
+		var err error
+		v, err = a.Next(context.Background())
+		return err == nil
+	}, time.Minute, 10*time.Millisecond, "no recovery within a minute")
+	return v
 }
 
 func requireStrictlyIncreasing(t testing.TB, nums []int64) {

@@ -88,13 +88,7 @@ func WithClock(c Clock) Option {
 // row's step is the smallest range an allocator takes. n must be between
 // 1 and 2^61-1.
 func WithStep(n int64) Option {
-	return optionFunc(func(cfg *config) {
-		if n < 1 || n > maxStepLimit {
-			invalid(cfg, "WithStep(%d): the step must be between 1 and %d", n, int64(maxStepLimit))
-			return
-		}
-		cfg.step = n
-	})
+	return stepOption("WithStep", n, func(c *config) { c.step = n })
 }
 
 // WithMaxStep bounds the adaptive step (default [DefaultMaxStep],
@@ -103,12 +97,17 @@ func WithStep(n int64) Option {
 // is n or more is never grown, so WithMaxStep(1) turns adaptation off
 // whatever the row's step. n must be between 1 and 2^61-1.
 func WithMaxStep(n int64) Option {
+	return stepOption("WithMaxStep", n, func(c *config) { c.maxStep = n })
+}
+
+// stepOption is the option name(n), which set applies to a valid n.
+func stepOption(name string, n int64, set func(*config)) Option {
 	return optionFunc(func(cfg *config) {
 		if n < 1 || n > maxStepLimit {
-			invalid(cfg, "WithMaxStep(%d): the step must be between 1 and %d", n, int64(maxStepLimit))
+			invalid(cfg, "%s(%d): the step must be between 1 and %d", name, n, int64(maxStepLimit))
 			return
 		}
-		cfg.maxStep = n
+		set(cfg)
 	})
 }
 

@@ -61,16 +61,7 @@ func TestServerCrash(t *testing.T) {
 	require.GreaterOrEqual(t, s.Unavailable, uint64(goroutines))
 
 	c.start(t)
-	var after []int64
-	require.Eventually(t, func() bool { // the retry waits for the mock clock
-		clk.Add(segment.DefaultMaxBackoff)
-		v, err := a.Next(ctx)
-		if err == nil {
-			after = append(after, v)
-		}
-		return err == nil
-	}, 60*time.Second, 10*time.Millisecond)
-	after = append(after, take(t, a, 2500)...)
+	after := append([]int64{recoverNext(t, a, clk)}, take(t, a, 2500)...)
 	requireStrictlyIncreasing(t, after)
 
 	all := slices.Concat(before, slices.Concat(during...), after)

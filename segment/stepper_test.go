@@ -106,12 +106,19 @@ func (h *stepper) await(k eventKind) loadEvent {
 // does next: return after a success, go to sleep after a failure.
 func (h *stepper) answer(r rng, err error) loadEvent {
 	h.t.Helper()
+	if err != nil {
+		return h.answerThen(r, err, atSleep)
+	}
+	return h.answerThen(r, nil, finished)
+}
+
+// answerThen answers the load waiting in take and waits for its next
+// event, which must be of kind k.
+func (h *stepper) answerThen(r rng, err error, k eventKind) loadEvent {
+	h.t.Helper()
 	h.takes++
 	send(h, h.answers, loadAnswer{r, err})
-	if err != nil {
-		return h.await(atSleep)
-	}
-	return h.await(finished)
+	return h.await(k)
 }
 
 // wake ends the backoff of a sleeping load and returns its next take.
