@@ -64,7 +64,7 @@ func TestConcurrentCallers(t *testing.T) {
 	cfg := defaultConfig()
 	cfg.maxStep = 64
 	a, src := newInstant(t, cfg, 7, 5)
-	const goroutines, perGoroutine = 8, 20_000
+	const goroutines, perGoroutine = 8, 10_000
 	got := make([][]int64, goroutines)
 	var wg sync.WaitGroup
 	for g := range goroutines {
