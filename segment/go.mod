@@ -6,7 +6,7 @@ replace github.com/ringflake/ringflake => ../
 
 require (
 	github.com/benbjohnson/clock v1.3.5
-	github.com/jackc/pgx/v5 v5.8.0
+	github.com/jackc/pgx/v5 v5.8.0 // tests only (the package uses database/sql); v5.9 and later need go 1.25
 	github.com/ringflake/ringflake v0.1.0
 	github.com/stretchr/testify v1.12.1
 )
