@@ -18,8 +18,9 @@ func BenchmarkPostgres(b *testing.B) {
 		name string
 		opts []segment.Option
 	}{
-		{"step1000", []segment.Option{segment.WithMaxStep(1000)}},
-		{"step1000-prefetch0.9", []segment.Option{segment.WithMaxStep(1000), segment.WithPrefetchAt(0.9)}},
+		{"step1000", []segment.Option{segment.WithMaxStep(1000)}}, // a range lasts less than a round trip
+		{"step100000", []segment.Option{segment.WithStep(100_000), segment.WithMaxStep(1)}},
+		{"step100000-prefetch0.99", []segment.Option{segment.WithStep(100_000), segment.WithMaxStep(1), segment.WithPrefetchAt(0.99)}},
 		{"adaptive", nil}, // row step 1000, growing to 1,000,000 while ranges last less than 15 minutes
 	} {
 		b.Run(bc.name, func(b *testing.B) {
