@@ -14,14 +14,23 @@
 //	epoch = 2010-11-04T01:42:54.657Z
 //
 // Other layouts choose the epoch, the unit (any whole number of
-// milliseconds) and the bit widths; see [Layout], [SonyflakeLayout] and
-// [JSSafeLayout]. Composing and decomposing IDs needs no generator
-// ([Layout.Compose], [Layout.Decompose]).
+// milliseconds), the bit widths and the field order (time | node |
+// sequence, or time | sequence | node as Sonyflake); see [Layout] and the
+// presets, which make and read their namesakes' IDs bit for bit
+// ([SonyflakeLayout], [SonyflakeV2Layout], [DiscordLayout]; [Presets]).
+// Composing and decomposing IDs needs no generator ([Layout.Compose],
+// [Layout.Decompose]); [Layout.MinID] and [Layout.MaxID] bound the IDs of
+// a time for range queries. [Plan] finds the layouts that fit a fleet's
+// nodes, rate and years, and [CheckMigration] (or [WithExistingID] in
+// [New]) checks that a change of layout or epoch keeps ORDER BY id.
 //
 // An [ID] is decimal in text and a string in JSON; an [Encoding] writes and
 // reads it as hex, Crockford base32, base58, base62 or base64url too, most
-// of them fixed-width and sorting like the IDs. ID and [NullID] implement
-// database/sql's Scanner and driver.Valuer.
+// of them fixed-width and sorting like the IDs, and in bwmarrin/snowflake's
+// base2, base36, Flickr base58 and z-base-32 forms. A [SerialFormat] writes
+// it as a business serial number (prefix, UTC time, node, sequence) that
+// parses back. ID and [NullID] implement database/sql's Scanner and
+// driver.Valuer.
 //
 // A [Generator] remembers what it issued in a ring of 256 slots indexed by
 // tick mod 256 and takes every ID from it with one compare-and-swap, so it

@@ -6,54 +6,79 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
 // An Encoding writes IDs as text and reads them back. Get one from
 // [DecimalEncoding], [HexEncoding], [Base32Encoding], [Base58Encoding],
-// [Base62Encoding], [Base64Encoding] or [ParseEncoding]. The zero Encoding
-// is the decimal one, so an Encoding field left unset in a configuration
-// struct means decimal.
+// [Base62Encoding], [Base64Encoding], [Base2Encoding], [Base36Encoding],
+// [Base58FlickrEncoding], [ZBase32Encoding] or [ParseEncoding]. The zero
+// Encoding is the decimal one, so an Encoding field left unset in a
+// configuration struct means decimal.
 //
-//	encoding  width  sorts like IDs  alphabet                 2^63-1 (the largest ID)
-//	dec       1-19   no              0-9                      9223372036854775807
-//	hex       16     yes             0-9 a-f                  7fffffffffffffff
-//	base32    13     yes             Crockford: 0-9 A-Z       7ZZZZZZZZZZZZ
-//	                                 less I L O U
-//	base58    11     yes             Bitcoin: 1-9 A-Z a-z     NQm6nKp8qFC
-//	                                 less 0 I O l
-//	base62    11     yes             0-9 A-Z a-z              AzL8n0Y58m7
-//	base64    11     no              RFC 4648 base64url:      f_________8
-//	                                 A-Z a-z 0-9 - _
+//	encoding       width  sorts like IDs  alphabet                 2^63-1 (the largest ID)
+//	dec            1-19   no              0-9                      9223372036854775807
+//	hex            16     yes             0-9 a-f                  7fffffffffffffff
+//	base32         13     yes             Crockford: 0-9 A-Z       7ZZZZZZZZZZZZ
+//	                                      less I L O U
+//	base58         11     yes             Bitcoin: 1-9 A-Z a-z     NQm6nKp8qFC
+//	                                      less 0 I O l
+//	base62         11     yes             0-9 A-Z a-z              AzL8n0Y58m7
+//	base64         11     no              RFC 4648 base64url:      f_________8
+//	                                      A-Z a-z 0-9 - _
+//	base2          1-63   no              0 1                      111…111 (63 ones)
+//	base36         1-13   no              0-9 a-z                  1y2p0ij32e8e7
+//	base58-flickr  1-11   no              Flickr: 1-9 a-z A-Z      npL6MjP8Qfc
+//	                                      less 0 l I O
+//	zbase32        1-13   no              z-base-32:               8999999999999
+//	                                      ybndrfg8ejkmcpqxot1uwisza345h769
 //
-// Every encoding but decimal writes every ID with the same number of
-// characters, padding with its zero digit, and its Parse accepts exactly
-// that many: a truncated or extended ID is an error, never another ID.
-// Decimal writes 1 to 19 digits and its Parse accepts 1 to 19, leading
-// zeros included: an ID zero-padded to 19 digits reads back, and longer
-// input is an error however many of its digits are zeros.
+// The last four are the text forms of github.com/bwmarrin/snowflake
+// (its Base2, Base36, Base58 and Base32): they write every ID exactly as
+// bwmarrin does, without padding, and read every string bwmarrin writes,
+// so IDs stored by bwmarrin's library keep their text. Beware: base58 and
+// base58-flickr use the same 58 characters in a different order, so each
+// reads the other's text as a different, valid ID — bwmarrin's
+// "4jgmnx8Js8A" is 1428076403798048768 in base58-flickr and
+// 1609467648527167071 in base58. Nothing in the text tells them apart;
+// read bwmarrin's Base58 strings with base58-flickr only.
+//
+// Hex, base32, base58, base62 and base64 write every ID with the same
+// number of characters, padding with their zero digit, and their Parse
+// accepts exactly that many: a truncated or extended ID is an error, never
+// another ID. The others (decimal and bwmarrin's forms) write no leading
+// zero digits, so their width varies up to [Encoding.MaxWidth]; their
+// Parse accepts 1 to MaxWidth characters, leading zero digits included, so
+// a zero-padded ID reads back and longer input is an error however many
+// of its digits are zeros.
 // Where the table says an encoding sorts like IDs, the byte-wise order of
 // the formatted text (strings.Compare, SQL ORDER BY under the "C"
 // collation, a sorted key-value store) is the numeric order of the IDs.
-// Decimal text sorts like IDs only among IDs with the same number of
-// digits. Base64 cannot sort: RFC 4648 puts the letters before the digits,
-// '-' and '_', unlike ASCII.
+// Text of varying width sorts like IDs only among IDs with the same
+// number of digits; base58-flickr and zbase32 not even then, as their
+// alphabets are not in ASCII order. Base64 cannot sort: RFC 4648 puts the
+// letters before the digits, '-' and '_', unlike ASCII.
 //
-// Formatting is canonical: hex is lowercase, base32 uppercase. Parsing is
-// strict — only the alphabet, only the width; no sign, spaces, padding or
-// prefix — except that hex accepts upper case, base32 follows Crockford's
-// decoding rules (lower case accepted; I, i, L and l read as 1; O and o as
-// 0; no hyphens, no check symbol), and decimal allows leading zeros within
-// its 19 digits, as [Parse] does.
+// Formatting is canonical: hex and base36 are lowercase, base32 uppercase.
+// Parsing is strict — only the alphabet, only the width; no sign, spaces,
+// padding or prefix — except that hex and base36 accept upper case,
+// base32 follows Crockford's decoding rules (lower case accepted; I, i, L
+// and l read as 1; O and o as 0; no hyphens, no check symbol), and the
+// encodings of varying width allow leading zero digits within their
+// MaxWidth, as [Parse] does. Zbase32 is lower case only, as bwmarrin's
+// reader is.
 //
 // Hex and base64 write the ID's 8 bytes in big-endian order, so any hex or
 // base64url decoder reads them (base64 without padding: the 11th
-// character's 2 low bits are zero); base32, base58 and base62 write the
-// ID as a number in their base.
+// character's 2 low bits are zero); the others write the ID as a number
+// in their base. In particular zbase32 is not the z-base-32 of the ID's
+// bytes (bwmarrin writes the number, as base58 does), and base32 is not
+// RFC 4648's.
 //
-// A negative ID is never valid: every encoding writes it (decimal with a
-// minus sign, the others as its two's-complement uint64) and no Parse reads
-// it back.
+// A negative ID is never valid: every encoding writes it (those of varying
+// width with a minus sign, as strconv.FormatInt does, the others as its
+// two's-complement uint64) and no Parse reads it back.
 //
 // As an [encoding.TextMarshaler] and [encoding.TextUnmarshaler] an
 // Encoding is its name ([Encoding.String], [ParseEncoding]), so it reads
@@ -75,25 +100,26 @@ const (
 	base58Kind
 	base62Kind
 	base64Kind
+	base2Kind
+	base36Kind
+	flickrKind
+	zbase32Kind
 	numKinds
 )
 
 // spec describes one encoding: name, fixed width (0 when it varies), the
-// digits in value order and the table that maps a byte back to its value
-// (invalid is not a digit).
+// most characters Parse reads, the digits in value order and the table
+// that maps a byte back to its value (invalid is not a digit).
 type spec struct {
 	name     string
 	width    int
+	maxWidth int
 	sortable bool
 	alphabet string
 	decode   *[256]byte
 }
 
 const invalid = 0xff
-
-// maxDecimalDigits is the most digits decimal Parse reads: those of
-// 2^63-1, the largest ID.
-const maxDecimalDigits = 19
 
 const (
 	decimalDigits = "0123456789"
@@ -102,21 +128,36 @@ const (
 	bitcoin58     = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 	base62Digits  = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 	base64URL     = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	binaryDigits  = "01"
+	base36Digits  = "0123456789abcdefghijklmnopqrstuvwxyz"
+	// bwmarrin/snowflake's encodeBase58Map (Flickr's alphabet) and
+	// encodeBase32Map (z-base-32's), from its snowflake.go.
+	flickr58 = "123456789abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ"
+	zbase32  = "ybndrfg8ejkmcpqxot1uwisza345h769"
 )
 
+// specs lists the encodings in the order [Encodings] returns them. The
+// maxWidth of an encoding of varying width is the digits of 2^63-1, the
+// largest ID, in its base.
 var specs = [numKinds]spec{
-	decimalKind: {name: "dec", alphabet: decimalDigits, decode: decodeTable(decimalDigits, false)},
-	hexKind: {name: "hex", width: 16, sortable: true, alphabet: hexDigits,
+	decimalKind: {name: "dec", maxWidth: 19, alphabet: decimalDigits, decode: decodeTable(decimalDigits, false)},
+	hexKind: {name: "hex", width: 16, maxWidth: 16, sortable: true, alphabet: hexDigits,
 		decode: decodeTable(hexDigits, true)},
 	// Crockford: case-insensitive, I and L are 1, O is 0.
-	base32Kind: {name: "base32", width: 13, sortable: true, alphabet: crockford,
+	base32Kind: {name: "base32", width: 13, maxWidth: 13, sortable: true, alphabet: crockford,
 		decode: decodeTable(crockford, true, "I1", "L1", "O0")},
-	base58Kind: {name: "base58", width: 11, sortable: true, alphabet: bitcoin58,
+	base58Kind: {name: "base58", width: 11, maxWidth: 11, sortable: true, alphabet: bitcoin58,
 		decode: decodeTable(bitcoin58, false)},
-	base62Kind: {name: "base62", width: 11, sortable: true, alphabet: base62Digits,
+	base62Kind: {name: "base62", width: 11, maxWidth: 11, sortable: true, alphabet: base62Digits,
 		decode: decodeTable(base62Digits, false)},
-	base64Kind: {name: "base64", width: 11, alphabet: base64URL,
+	base64Kind: {name: "base64", width: 11, maxWidth: 11, alphabet: base64URL,
 		decode: decodeTable(base64URL, false)},
+	base2Kind: {name: "base2", maxWidth: 63, alphabet: binaryDigits, decode: decodeTable(binaryDigits, false)},
+	// strconv.ParseInt, bwmarrin's reader, takes either case.
+	base36Kind: {name: "base36", maxWidth: 13, alphabet: base36Digits, decode: decodeTable(base36Digits, true)},
+	flickrKind: {name: "base58-flickr", maxWidth: 11, alphabet: flickr58, decode: decodeTable(flickr58, false)},
+	// bwmarrin's reader rejects upper case.
+	zbase32Kind: {name: "zbase32", maxWidth: 13, alphabet: zbase32, decode: decodeTable(zbase32, false)},
 }
 
 // decodeTable maps each byte of alphabet to its index, and every other
@@ -174,6 +215,38 @@ func Base62Encoding() Encoding { return Encoding{base62Kind} }
 // by any base64url decoder. It does not sort like IDs.
 func Base64Encoding() Encoding { return Encoding{base64Kind} }
 
+// Base2Encoding returns the binary encoding of bwmarrin/snowflake's Base2:
+// 1 to 63 digits 0 and 1 without leading zeros, as strconv.FormatInt(id, 2)
+// writes. Parse reads 1 to 63 digits, leading zeros included. It does not
+// sort like IDs.
+func Base2Encoding() Encoding { return Encoding{base2Kind} }
+
+// Base36Encoding returns the base36 encoding of bwmarrin/snowflake's
+// Base36: 1 to 13 characters from 0-9 and a-z without leading zeros, as
+// strconv.FormatInt(id, 36) writes. Parse reads 1 to 13 characters,
+// leading zeros and upper case included. It does not sort like IDs.
+func Base36Encoding() Encoding { return Encoding{base36Kind} }
+
+// Base58FlickrEncoding returns the base58 encoding of bwmarrin/snowflake's
+// Base58, with Flickr's alphabet (1-9, a-z, A-Z less 0, l, I and O): 1 to
+// 11 characters without leading zero digits ('1'), exactly as bwmarrin
+// writes them. Parse reads 1 to 11 characters, leading '1's included. It
+// does not sort like IDs: the alphabet puts a-z before A-Z.
+//
+// Its alphabet holds the same characters as [Base58Encoding]'s, in
+// another order, so either reads the other's text as a different, valid
+// ID: read bwmarrin's Base58 strings with this encoding only.
+func Base58FlickrEncoding() Encoding { return Encoding{flickrKind} }
+
+// ZBase32Encoding returns the base32 encoding of bwmarrin/snowflake's
+// Base32: the ID as a number in base 32 with the z-base-32 alphabet
+// (ybndrfg8ejkmcpqxot1uwisza345h769), 1 to 13 characters without leading
+// zero digits ('y'), exactly as bwmarrin writes them. Parse reads 1 to 13
+// lower-case characters, leading 'y's included. It does not sort like
+// IDs. It is not the z-base-32 of the ID's bytes, nor Crockford's
+// [Base32Encoding].
+func ZBase32Encoding() Encoding { return Encoding{zbase32Kind} }
+
 // Encodings returns every encoding, decimal first.
 func Encodings() []Encoding {
 	all := make([]Encoding, numKinds)
@@ -184,9 +257,9 @@ func Encodings() []Encoding {
 }
 
 // ParseEncoding returns the encoding called name: "dec", "hex", "base32",
-// "base58", "base62" or "base64", the names [Encoding.String] returns.
-// An unknown name is an [*EncodingError], which matches
-// [ErrInvalidEncoding].
+// "base58", "base62", "base64", "base2", "base36", "base58-flickr" or
+// "zbase32", the names [Encoding.String] returns. An unknown name is an
+// [*EncodingError], which matches [ErrInvalidEncoding].
 func ParseEncoding(name string) (Encoding, error) {
 	for k := range specs {
 		if specs[k].name == name {
@@ -197,6 +270,22 @@ func ParseEncoding(name string) (Encoding, error) {
 }
 
 func (e Encoding) spec() *spec { return &specs[e.kind] }
+
+// encodingNames lists the names ParseEncoding knows, for error messages:
+// "dec, hex, … or zbase32".
+func encodingNames() string {
+	var b strings.Builder
+	for k := range specs {
+		switch {
+		case k == len(specs)-1:
+			b.WriteString(" or ")
+		case k > 0:
+			b.WriteString(", ")
+		}
+		b.WriteString(specs[k].name)
+	}
+	return b.String()
+}
 
 // String returns the encoding's name, which [ParseEncoding] reads.
 func (e Encoding) String() string { return e.spec().name }
@@ -217,8 +306,15 @@ func (e *Encoding) UnmarshalText(text []byte) error {
 }
 
 // Width returns the number of characters of every ID in this encoding, or 0
-// for decimal, whose width varies from 1 to 19.
+// for the encodings whose width varies (dec, base2, base36, base58-flickr
+// and zbase32; see [Encoding.MaxWidth]).
 func (e Encoding) Width() int { return e.spec().width }
+
+// MaxWidth returns the most characters a valid ID takes in this encoding,
+// and the most its Parse reads: the Width of a fixed-width encoding, and
+// for the others the digits of 2^63-1 (19 for dec, 63 for base2, 13 for
+// base36 and zbase32, 11 for base58-flickr).
+func (e Encoding) MaxWidth() int { return e.spec().maxWidth }
 
 // Sortable reports whether the byte-wise order of valid IDs formatted in
 // this encoding is the numeric order of the IDs: true for hex, base32,
@@ -230,15 +326,22 @@ func (e Encoding) Format(id ID) string {
 	if e.kind == decimalKind {
 		return strconv.FormatInt(int64(id), 10)
 	}
-	var buf [16]byte
+	var buf [65]byte // base2 of a negative ID: a sign and 64 digits
 	return string(e.Append(buf[:0], id))
 }
 
 // Append appends id in this encoding to dst and returns the extended
 // buffer. It allocates only when dst has no room.
 func (e Encoding) Append(dst []byte, id ID) []byte {
-	if e.kind == decimalKind {
+	switch e.kind {
+	case decimalKind:
 		return strconv.AppendInt(dst, int64(id), 10)
+	case base2Kind:
+		return strconv.AppendInt(dst, int64(id), 2)
+	case base36Kind:
+		return strconv.AppendInt(dst, int64(id), 36)
+	case flickrKind, zbase32Kind:
+		return appendNumber(dst, e.spec().alphabet, id)
 	}
 	s := e.spec()
 	n := len(dst)
@@ -278,12 +381,41 @@ func (e Encoding) Append(dst []byte, id ID) []byte {
 	return dst
 }
 
+// appendNumber appends id as a number in the base of alphabet, zbase32 or
+// flickr58, without leading zero digits, after a minus sign when it is
+// negative, as strconv.AppendInt does for its bases.
+func appendNumber(dst []byte, alphabet string, id ID) []byte {
+	u := uint64(id)
+	if id < 0 {
+		dst = append(dst, '-')
+		u = -u
+	}
+	var buf [13]byte // 2^64 in base 32
+	i := len(buf)
+	if len(alphabet) == 32 {
+		for ; u >= 32; u >>= 5 {
+			i--
+			buf[i] = alphabet[u&31]
+		}
+	} else {
+		const base = uint64(len(flickr58)) // a constant divisor: no division instruction
+		for ; u >= base; u /= base {
+			i--
+			buf[i] = alphabet[u%base]
+		}
+	}
+	i--
+	buf[i] = alphabet[u]
+	return append(dst, buf[i:]...)
+}
+
 // Parse reads an ID in this encoding. Errors match [ErrInvalidID]; each is
 // a [*SyntaxError] that says where the input went wrong: empty input, a
-// length other than the encoding's width (for decimal, more than 19
-// characters), a character outside the alphabet, a value above 2^63-1 (which
-// includes every negative ID's text), or, in base64, a last character
-// whose 2 low bits are not zero. Parse allocates nothing when it succeeds.
+// length other than the encoding's width (for the encodings of varying
+// width, more than [Encoding.MaxWidth] characters), a character outside
+// the alphabet, a value above 2^63-1 (which includes every negative ID's
+// text), or, in base64, a last character whose 2 low bits are not zero.
+// Parse allocates nothing when it succeeds.
 func (e Encoding) Parse(s string) (ID, error) { return parse(e.kind, s) }
 
 // parse is [Encoding.Parse] for strings and byte slices, so that
@@ -296,9 +428,9 @@ func parse[T ~string | ~[]byte](kind encodingKind, s T) (ID, error) {
 	case sp.width != 0 && len(s) != sp.width:
 		return 0, &SyntaxError{Input: string(s), Offset: -1,
 			Reason: fmt.Sprintf("%d characters, want %d %s digits", utf8.RuneCountInString(string(s)), sp.width, sp.name)}
-	case sp.width == 0 && len(s) > maxDecimalDigits:
+	case sp.width == 0 && len(s) > sp.maxWidth:
 		return 0, &SyntaxError{Input: string(s), Offset: -1,
-			Reason: fmt.Sprintf("%d characters, want at most %d decimal digits", utf8.RuneCountInString(string(s)), maxDecimalDigits)}
+			Reason: fmt.Sprintf("%d characters, want at most %d %s digits", utf8.RuneCountInString(string(s)), sp.maxWidth, digitName(sp))}
 	}
 	if kind == base64Kind {
 		return parseBase64(sp, s)
@@ -344,9 +476,13 @@ func parseBase64[T ~string | ~[]byte](sp *spec, s T) (ID, error) {
 
 func notDigit[T ~string | ~[]byte](sp *spec, s T, i int) *SyntaxError {
 	r, _ := utf8.DecodeRuneInString(string(s[i:]))
-	name := sp.name
-	if name == "dec" {
-		name = "decimal"
+	return &SyntaxError{Input: string(s), Offset: i, Reason: "not a " + digitName(sp) + " digit " + strconv.QuoteRune(r)}
+}
+
+// digitName names the encoding's digits in messages.
+func digitName(sp *spec) string {
+	if sp.name == "dec" {
+		return "decimal"
 	}
-	return &SyntaxError{Input: string(s), Offset: i, Reason: "not a " + name + " digit " + strconv.QuoteRune(r)}
+	return sp.name
 }

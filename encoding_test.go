@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,6 +27,10 @@ var (
 	encB58 = ringflake.Base58Encoding()
 	encB62 = ringflake.Base62Encoding()
 	encB64 = ringflake.Base64Encoding()
+	encB2  = ringflake.Base2Encoding()
+	encB36 = ringflake.Base36Encoding()
+	encF58 = ringflake.Base58FlickrEncoding()
+	encZ32 = ringflake.ZBase32Encoding()
 )
 
 // edgeIDs are the IDs where an encoding's arithmetic can go wrong: zero,
@@ -36,7 +41,7 @@ func edgeIDs() []ringflake.ID {
 	for b := 0; b < 63; b++ {
 		ids = append(ids, 1<<b-1, 1<<b, 1<<b+1)
 	}
-	for _, base := range []int64{10, 32, 58, 62} {
+	for _, base := range []int64{10, 32, 36, 58, 62} {
 		for p := int64(base); p < math.MaxInt64/base; p *= base {
 			ids = append(ids, ringflake.ID(p-1), ringflake.ID(p))
 		}
@@ -55,6 +60,10 @@ func TestEncodingsKnownValues(t *testing.T) {
 		{encB58, "11111111111", "11111111112", "4aaW4SzAyQK", "NQm6nKp8qFC"},
 		{encB62, "00000000000", "00000000001", "1ptWyK4WgZU", "AzL8n0Y58m7"},
 		{encB64, "AAAAAAAAAAA", "AAAAAAAAAAE", "FWWhH2IXoAA", "f_________8"},
+		{encB2, "0", "1", "1010101100101101000010001111101100010000101111010000000000000", strings.Repeat("1", 63)},
+		{encB36, "0", "1", "bppc0m3ju134", "1y2p0ij32e8e7"},
+		{encF58, "1", "2", "4zzv4rZaYpj", "npL6MjP8Qfc"},
+		{encZ32, "y", "b", "bk3pbd7tbxeyy", "8999999999999"},
 	} {
 		t.Run(tc.enc.String(), func(t *testing.T) {
 			for id, want := range map[ringflake.ID]string{0: tc.zero, 1: tc.one, 1541815603606036480: tc.real, math.MaxInt64: tc.largest} {
@@ -76,6 +85,7 @@ func TestEncodingsRoundTrip(t *testing.T) {
 				if enc.Width() > 0 {
 					assert.Len(t, s, enc.Width(), "Format(%d)", id)
 				}
+				assert.LessOrEqual(t, len(s), enc.MaxWidth(), "Format(%d)", id)
 				back, err := enc.Parse(s)
 				require.NoError(t, err, "Parse(Format(%d)) = Parse(%q)", id, s)
 				assert.Equal(t, id, back)
@@ -131,6 +141,12 @@ func TestEncodingsParseLeniency(t *testing.T) {
 		{"base32 I and L read as 1", encB32, "IASD13XHLF800", 1541815603606036480},
 		{"base32 i and l read as 1", encB32, "iasd13xhlf800", 1541815603606036480},
 		{"base32 O and o read as 0", encB32, "1ASD13XH1F8oO", 1541815603606036480},
+		{"base2 leading zeros", encB2, "000101", 5},
+		{"base2 zero-padded to 63 digits", encB2, strings.Repeat("0", 62) + "1", 1},
+		{"base36 upper case", encB36, "BPPC0M3JU134", 1541815603606036480},
+		{"base36 leading zeros", encB36, "0bppc0m3ju134", 1541815603606036480},
+		{"base58-flickr leading zero digits", encF58, "11112", 1},
+		{"zbase32 leading zero digits", encZ32, "yyyyyyyyyyyyb", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.enc.Parse(tc.in)
@@ -184,29 +200,63 @@ func TestEncodingsParseRejects(t *testing.T) {
 		{"base64 top bit set", encB64, "gAAAAAAAAAA", 0},
 		{"base64 negative one", encB64, "__________8", 0},
 		{"base64 bits beyond 64", encB64, "AAAAAAAAAAB", 10},
+		{"base2 empty", encB2, "", -1},
+		{"base2 not a digit", encB2, "1012", 3},
+		{"base2 sign", encB2, "-1", 0},
+		{"base2 64 digits", encB2, "1" + strings.Repeat("0", 63), -1},
+		{"base2 zero-padded to 64 digits", encB2, strings.Repeat("0", 63) + "1", -1},
+		{"base36 empty", encB36, "", -1},
+		{"base36 above 2^63-1", encB36, "1y2p0ij32e8e8", 12},
+		{"base36 largest 13 digits", encB36, "zzzzzzzzzzzzz", 12},
+		{"base36 14 digits", encB36, "00000000000001", -1},
+		{"base36 plus sign", encB36, "+1", 0},
+		{"base36 underscore", encB36, "1_0", 1},
+		{"base58-flickr empty", encF58, "", -1},
+		{"base58-flickr 12 digits", encF58, "111111111112", -1},
+		{"base58-flickr zero is not a digit", encF58, "4zzv4rZaYp0", 10},
+		{"base58-flickr above 2^63-1", encF58, "npL6MjP8Qfd", 10},
+		{"base58-flickr largest 11 digits", encF58, "ZZZZZZZZZZZ", 10},
+		{"zbase32 empty", encZ32, "", -1},
+		{"zbase32 upper case", encZ32, "bk3pbd7tbxeyY", 12},
+		{"zbase32 14 digits", encZ32, "yyyyyyyyyyyyyb", -1},
+		{"zbase32 above 2^63-1", encZ32, "9yyyyyyyyyyyy", 12},
+		{"zbase32 2 is not a digit", encZ32, "bk3pbd7tbxe2y", 11},
 		{"non-ASCII", encB62, "1ptWyK4Wgé", 9},
 		{"non-ASCII too short", encB62, "1ptWyK4Wé", -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			id, err := tc.enc.Parse(tc.in)
-			require.ErrorIs(t, err, ringflake.ErrInvalidID, "parsed as %d", id)
-			var se *ringflake.SyntaxError
-			require.ErrorAs(t, err, &se)
-			assert.Equal(t, tc.in, se.Input)
+			se := requireSyntaxError(t, err, tc.in)
 			assert.Equal(t, tc.offset, se.Offset, se.Reason)
-			assert.NotEmpty(t, se.Reason)
 			assert.Zero(t, id)
 		})
 	}
 }
 
+// requireSyntaxError requires err to be a *SyntaxError matching
+// ErrInvalidID about input, with a reason and an offset inside input or
+// -1, and returns it.
+func requireSyntaxError(t *testing.T, err error, input string) *ringflake.SyntaxError {
+	t.Helper()
+	require.ErrorIs(t, err, ringflake.ErrInvalidID, "%q", input)
+	var se *ringflake.SyntaxError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, input, se.Input)
+	assert.GreaterOrEqual(t, se.Offset, -1)
+	assert.Less(t, se.Offset, len(input))
+	assert.NotEmpty(t, se.Reason)
+	return se
+}
+
 func TestEncodingsNegativeIDs(t *testing.T) {
 	for _, enc := range ringflake.Encodings() {
 		t.Run(enc.String(), func(t *testing.T) {
-			for _, id := range []ringflake.ID{-1, math.MinInt64, -1541815603606036480} {
+			for _, id := range []ringflake.ID{-1, math.MinInt64, math.MinInt64 + 1, -1541815603606036480} {
 				s := enc.Format(id)
 				if enc.Width() > 0 {
 					assert.Len(t, s, enc.Width())
+				} else if id != math.MinInt64 { // whose magnitude is no ID
+					assert.Equal(t, "-"+enc.Format(-id), s, "a minus sign and the magnitude")
 				}
 				_, err := enc.Parse(s)
 				require.ErrorIs(t, err, ringflake.ErrInvalidID, "Parse(%q)", s)
@@ -216,7 +266,7 @@ func TestEncodingsNegativeIDs(t *testing.T) {
 }
 
 func TestParseEncoding(t *testing.T) {
-	names := []string{"dec", "hex", "base32", "base58", "base62", "base64"}
+	names := []string{"dec", "hex", "base32", "base58", "base62", "base64", "base2", "base36", "base58-flickr", "zbase32"}
 	var got []string
 	for _, enc := range ringflake.Encodings() {
 		got = append(got, enc.String())
@@ -227,7 +277,7 @@ func TestParseEncoding(t *testing.T) {
 	assert.Equal(t, names, got)
 	assert.Equal(t, ringflake.DecimalEncoding(), ringflake.Encoding{}, "the zero Encoding is decimal")
 
-	for _, bad := range []string{"", "decimal", "HEX", "base36", "crockford", "dec "} {
+	for _, bad := range []string{"", "decimal", "HEX", "base16", "crockford", "dec ", "flickr", "base58flickr", "z-base-32", "Base36"} {
 		enc, err := ringflake.ParseEncoding(bad)
 		require.ErrorIs(t, err, ringflake.ErrInvalidEncoding, bad)
 		var ee *ringflake.EncodingError
@@ -248,11 +298,11 @@ func TestEncodingText(t *testing.T) {
 	}
 
 	enc := encB58
-	err := enc.UnmarshalText([]byte("base36"))
+	err := enc.UnmarshalText([]byte("base16"))
 	require.ErrorIs(t, err, ringflake.ErrInvalidEncoding)
 	var ee *ringflake.EncodingError
 	require.ErrorAs(t, err, &ee)
-	assert.Equal(t, "base36", ee.Name)
+	assert.Equal(t, "base16", ee.Name)
 	assert.Equal(t, encB58, enc, "a failed UnmarshalText leaves the Encoding alone")
 }
 
@@ -274,7 +324,7 @@ func TestEncodingInJSONConfig(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(`{}`), &unset))
 	assert.Equal(t, encDec, unset.Format)
 
-	require.ErrorIs(t, json.Unmarshal([]byte(`{"format":"base36"}`), &c), ringflake.ErrInvalidEncoding)
+	require.ErrorIs(t, json.Unmarshal([]byte(`{"format":"base16"}`), &c), ringflake.ErrInvalidEncoding)
 	require.Error(t, json.Unmarshal([]byte(`{"format":58}`), &c), "a name is a JSON string")
 	assert.Equal(t, encB62, c.Format)
 }
@@ -289,6 +339,7 @@ func TestEncodingAsFlag(t *testing.T) {
 		{"default", nil, encHex},
 		{"set", []string{"-format", "base32"}, encB32},
 		{"set to decimal", []string{"-format=dec"}, encDec},
+		{"set to base58-flickr", []string{"-format", "base58-flickr"}, encF58},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("test", flag.ContinueOnError)
@@ -306,20 +357,23 @@ func TestEncodingAsFlag(t *testing.T) {
 	fs.TextVar(&enc, "format", encHex, "ID encoding")
 	// flag.FlagSet.Parse formats the error of UnmarshalText with %v, so
 	// only the failure can be checked.
-	require.Error(t, fs.Parse([]string{"-format", "base36"}))
+	require.Error(t, fs.Parse([]string{"-format", "base16"}))
 	assert.Equal(t, encHex, enc)
 }
 
 func TestEncodingsWidthAndSortable(t *testing.T) {
 	for _, tc := range []struct {
-		enc      ringflake.Encoding
-		width    int
-		sortable bool
+		enc             ringflake.Encoding
+		width, maxWidth int
+		sortable        bool
 	}{
-		{encDec, 0, false}, {encHex, 16, true}, {encB32, 13, true},
-		{encB58, 11, true}, {encB62, 11, true}, {encB64, 11, false},
+		{encDec, 0, 19, false}, {encHex, 16, 16, true}, {encB32, 13, 13, true},
+		{encB58, 11, 11, true}, {encB62, 11, 11, true}, {encB64, 11, 11, false},
+		{encB2, 0, 63, false}, {encB36, 0, 13, false}, {encF58, 0, 11, false}, {encZ32, 0, 13, false},
 	} {
 		assert.Equal(t, tc.width, tc.enc.Width(), tc.enc.String())
+		assert.Equal(t, tc.maxWidth, tc.enc.MaxWidth(), tc.enc.String())
+		assert.Len(t, tc.enc.Format(math.MaxInt64), tc.maxWidth, "%s: the largest ID takes MaxWidth characters", tc.enc)
 		assert.Equal(t, tc.sortable, tc.enc.Sortable(), tc.enc.String())
 	}
 }
@@ -327,7 +381,8 @@ func TestEncodingsWidthAndSortable(t *testing.T) {
 // The documented allocation counts, for every edge ID: Append (every
 // encoding) and AppendText into a buffer with room, and every successful
 // Parse, allocate nothing; Format allocates its string, and decimal Format
-// not even that for IDs below 100 (strconv keeps those).
+// not even that for IDs below 100 (strconv keeps those), nor any Format
+// of one character (Go keeps those strings).
 func TestEncodingsAllocs(t *testing.T) {
 	buf := make([]byte, 0, 64)
 	for _, enc := range ringflake.Encodings() {
@@ -335,7 +390,7 @@ func TestEncodingsAllocs(t *testing.T) {
 			for _, id := range edgeIDs() {
 				var s string
 				formatAllocs := testing.AllocsPerRun(10, func() { s = enc.Format(id) })
-				if enc == encDec && id < 100 {
+				if (enc == encDec && id < 100) || len(s) == 1 {
 					assert.Zero(t, formatAllocs, "Format(%d)", id)
 				} else {
 					assert.Equal(t, 1.0, formatAllocs, "Format(%d)", id)
@@ -392,4 +447,91 @@ func BenchmarkEncodings(b *testing.B) {
 			}
 		})
 	}
+}
+
+// bwmarrin/snowflake's own vectors: each encoding of bwmarrin's reads the
+// strings its tests publish as bwmarrin reads them, writes them back
+// unchanged, and rejects what bwmarrin rejects. Sources, in
+// github.com/bwmarrin/snowflake's snowflake_test.go (master, commit
+// 02ddcf8b6a4948beca747e8aea56f05955cc9e36):
+//   - TestParseBase58: "4jgmnx8Js8A" is 1428076403798048768; "0jgmnx8Js8A",
+//     "Ijgmnx8Js8A", "Ojgmnx8Js8A" and "ljgmnx8Js8A" are errors.
+//   - TestParseBase32: "b8wjm1zroyyyy" is 1427970479175499776;
+//     "B8WJM1ZROYYYY" ("capital case is invalid encoding"),
+//     "b8wjm1zroyyyl", "b8wjm1zroyyyv" and "b8wjm1zroyyy2" are errors.
+//   - TestBase36: "8hgmw4blvlkw" parses; "68h5gmw443blv2lk1w" is an error.
+//   - TestBase2: "111101111111101110110101100101001000000000000000000000000000"
+//     parses; "1112316766490855473152" is an error.
+//
+// TestBase36 and TestBase2 assert only that their strings parse; the
+// values here are what bwmarrin's ParseBase36 and ParseBase2 return, which
+// are strconv.ParseInt(s, 36, 64) and strconv.ParseInt(s, 2, 64).
+func TestEncodingsReadBwmarrinVectors(t *testing.T) {
+	for _, tc := range []struct {
+		enc  ringflake.Encoding
+		text string
+		id   ringflake.ID
+	}{
+		{encF58, "4jgmnx8Js8A", 1428076403798048768},
+		{encZ32, "b8wjm1zroyyyy", 1427970479175499776},
+		{encB36, "8hgmw4blvlkw", 1116817865006120960},
+		{encB2, "111101111111101110110101100101001000000000000000000000000000", 1116817224745615360},
+	} {
+		t.Run(tc.enc.String(), func(t *testing.T) {
+			id, err := tc.enc.Parse(tc.text)
+			require.NoError(t, err)
+			assert.Equal(t, tc.id, id)
+			assert.Equal(t, tc.text, tc.enc.Format(id), "written back as bwmarrin wrote it")
+		})
+	}
+	for _, tc := range []struct {
+		name   string
+		enc    ringflake.Encoding
+		text   string
+		offset int
+	}{
+		{"base58 0 not allowed", encF58, "0jgmnx8Js8A", 0},
+		{"base58 I not allowed", encF58, "Ijgmnx8Js8A", 0},
+		{"base58 O not allowed", encF58, "Ojgmnx8Js8A", 0},
+		{"base58 l not allowed", encF58, "ljgmnx8Js8A", 0},
+		{"base32 capital case is invalid encoding", encZ32, "B8WJM1ZROYYYY", 0},
+		{"base32 l is not allowed", encZ32, "b8wjm1zroyyyl", 12},
+		{"base32 v is not allowed", encZ32, "b8wjm1zroyyyv", 12},
+		{"base32 2 is not allowed", encZ32, "b8wjm1zroyyy2", 12},
+		{"base36 out of range", encB36, "68h5gmw443blv2lk1w", -1},
+		{"base2 not binary", encB2, "1112316766490855473152", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id, err := tc.enc.Parse(tc.text)
+			se := requireSyntaxError(t, err, tc.text)
+			assert.Equal(t, tc.offset, se.Offset, se.Reason)
+			assert.Zero(t, id)
+		})
+	}
+}
+
+// bwmarrin writes Base2 and Base36 with strconv.FormatInt, so for every
+// ID, negative ones included, base2 and base36 must write what it does.
+func TestEncodingsBase2And36AreStrconv(t *testing.T) {
+	for _, id := range append(edgeIDs(), -1, -4096, math.MinInt64) {
+		assert.Equal(t, strconv.FormatInt(int64(id), 2), encB2.Format(id))
+		assert.Equal(t, strconv.FormatInt(int64(id), 36), encB36.Format(id))
+	}
+}
+
+// The trap of issue 18: base58 (Bitcoin's alphabet) and base58-flickr
+// (bwmarrin's) use the same 58 characters in another order, so each reads
+// the other's text without error as another ID. bwmarrin's
+// "4jgmnx8Js8A" (TestParseBase58, cited above) is 1428076403798048768 in
+// base58-flickr and 1609467648527167071 in base58.
+func TestEncodingsBase58AlphabetsDisagree(t *testing.T) {
+	flickr, err := encF58.Parse("4jgmnx8Js8A")
+	require.NoError(t, err)
+	bitcoin, err := encB58.Parse("4jgmnx8Js8A")
+	require.NoError(t, err, "base58 reads bwmarrin's string too: nothing in the text tells the alphabets apart")
+	assert.Equal(t, ringflake.ID(1428076403798048768), flickr)
+	assert.Equal(t, ringflake.ID(1609467648527167071), bitcoin)
+	assert.Equal(t, "4jgmnx8Js8A", encB58.Format(bitcoin))
+	assert.Equal(t, "4jgmnx8Js8A", encF58.Format(flickr))
+	assert.NotEqual(t, encB58.Format(flickr), encF58.Format(flickr))
 }

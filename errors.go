@@ -3,6 +3,7 @@ package ringflake
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ringflake/ringflake/strategies"
@@ -96,11 +97,15 @@ type SyntaxError struct {
 	Reason string
 }
 
-func (e *SyntaxError) Error() string {
-	if e.Offset >= 0 {
-		return fmt.Sprintf("ringflake: invalid ID %q: %s at offset %d", e.Input, e.Reason, e.Offset)
+func (e *SyntaxError) Error() string { return textError("invalid ID", e.Input, e.Reason, e.Offset) }
+
+// textError is the message of an error about text: what is wrong, the
+// text quoted, why, and at which byte offset when it is not -1.
+func textError(what, text, reason string, offset int) string {
+	if offset >= 0 {
+		return fmt.Sprintf("ringflake: %s %q: %s at offset %d", what, text, reason, offset)
 	}
-	return fmt.Sprintf("ringflake: invalid ID %q: %s", e.Input, e.Reason)
+	return fmt.Sprintf("ringflake: %s %q: %s", what, text, reason)
 }
 
 // Is reports whether target is [ErrInvalidID].
@@ -113,7 +118,7 @@ type EncodingError struct {
 }
 
 func (e *EncodingError) Error() string {
-	return fmt.Sprintf("ringflake: unknown encoding %q: want dec, hex, base32, base58, base62 or base64", e.Name)
+	return fmt.Sprintf("ringflake: unknown encoding %q: want %s", e.Name, encodingNames())
 }
 
 // Is reports whether target is [ErrInvalidEncoding].
@@ -167,3 +172,92 @@ func (e *MarkError) Is(target error) bool { return target == ErrMarkCorrupt }
 
 // ErrClosed is returned by [Generator.Next] after [Generator.Close].
 var ErrClosed = errors.New("ringflake: generator closed")
+
+// ErrBelowExisting is matched by the error [New] returns, with
+// [WithExistingID], when the generator's first ID could sort at or below
+// the greatest ID already in use: a new layout, epoch or node whose IDs
+// would break ORDER BY id. Details are in an [*ExistingIDError].
+var ErrBelowExisting = errors.New("ringflake: new IDs would not sort above the existing ones")
+
+// ExistingIDError reports that a generator's first ID would not sort above
+// an existing ID. It matches [ErrBelowExisting].
+type ExistingIDError struct {
+	Existing ID        // the ID given to WithExistingID
+	First    ID        // the smallest ID the generator could issue first
+	At       time.Time // the start of First's tick
+}
+
+func (e *ExistingIDError) Error() string {
+	return fmt.Sprintf("%v: the first ID could be %d (%s), not above the existing %d",
+		ErrBelowExisting, e.First, e.At.UTC().Format(time.RFC3339Nano), e.Existing)
+}
+
+// Is reports whether target is [ErrBelowExisting].
+func (e *ExistingIDError) Is(target error) bool { return target == ErrBelowExisting }
+
+// ErrInvalidDemand is matched by errors about a [Demand] that cannot be
+// planned for: no nodes, a rate or lifetime that is not positive, a unit
+// that is not a whole number of milliseconds. Details are in a
+// [*DemandError].
+var ErrInvalidDemand = errors.New("ringflake: invalid demand")
+
+// DemandError reports which field of a [Demand] is wrong. It matches
+// [ErrInvalidDemand].
+type DemandError struct {
+	Field  string // the Demand field at fault
+	Reason string
+}
+
+func (e *DemandError) Error() string {
+	return fmt.Sprintf("ringflake: invalid demand: %s: %s", e.Field, e.Reason)
+}
+
+// Is reports whether target is [ErrInvalidDemand].
+func (e *DemandError) Is(target error) bool { return target == ErrInvalidDemand }
+
+// ErrNoLayoutFits is matched by the error [Plan] returns when no layout of
+// 63 bits meets a [Demand]. Details, per unit tried, are in a
+// [*PlanError].
+var ErrNoLayoutFits = errors.New("ringflake: no layout fits")
+
+// PlanError reports a demand no layout can meet: for each unit tried, the
+// bits it would need. It matches [ErrNoLayoutFits].
+type PlanError struct {
+	Demand Demand
+	Short  []Shortfall
+}
+
+func (e *PlanError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v %s:", ErrNoLayoutFits, e.Demand)
+	for i, s := range e.Short {
+		if i > 0 {
+			b.WriteString(";")
+		}
+		fmt.Fprintf(&b, " %s", s)
+	}
+	return b.String()
+}
+
+// Is reports whether target is [ErrNoLayoutFits].
+func (e *PlanError) Is(target error) bool { return target == ErrNoLayoutFits }
+
+// ErrInvalidSerialFormat is matched by errors about a serial number
+// pattern that [NewSerialFormat] cannot use for a layout. Details are in a
+// [*SerialFormatError].
+var ErrInvalidSerialFormat = errors.New("ringflake: invalid serial format")
+
+// SerialFormatError reports what is wrong with a serial number pattern,
+// and where. It matches [ErrInvalidSerialFormat].
+type SerialFormatError struct {
+	Pattern string
+	Offset  int // byte offset of the problem in Pattern, or -1
+	Reason  string
+}
+
+func (e *SerialFormatError) Error() string {
+	return textError("invalid serial format", e.Pattern, e.Reason, e.Offset)
+}
+
+// Is reports whether target is [ErrInvalidSerialFormat].
+func (e *SerialFormatError) Is(target error) bool { return target == ErrInvalidSerialFormat }

@@ -18,19 +18,26 @@ func ExampleEncoding() {
 	id := ringflake.ID(1541815603606036480)
 	for _, enc := range ringflake.Encodings() {
 		s := enc.Format(id)
-		back, err := enc.Parse(s)
-		if err != nil {
-			panic(err)
+		if back, err := enc.Parse(s); err != nil || back != id {
+			panic(fmt.Sprint(enc, back, err))
 		}
-		fmt.Printf("%-6s %-19s width %2d  sortable %-5v  %v\n", enc, s, enc.Width(), enc.Sortable(), back == id)
+		width := fmt.Sprint(enc.Width())
+		if enc.Width() == 0 {
+			width = fmt.Sprintf("1-%d", enc.MaxWidth())
+		}
+		fmt.Printf("%-13s width %-4s sortable %-5v %s\n", enc, width, enc.Sortable(), s)
 	}
 	// Output:
-	// dec    1541815603606036480 width  0  sortable false  true
-	// hex    1565a11f6217a000    width 16  sortable true   true
-	// base32 1ASD13XH1F800       width 13  sortable true   true
-	// base58 4aaW4SzAyQK         width 11  sortable true   true
-	// base62 1ptWyK4WgZU         width 11  sortable true   true
-	// base64 FWWhH2IXoAA         width 11  sortable false  true
+	// dec           width 1-19 sortable false 1541815603606036480
+	// hex           width 16   sortable true  1565a11f6217a000
+	// base32        width 13   sortable true  1ASD13XH1F800
+	// base58        width 11   sortable true  4aaW4SzAyQK
+	// base62        width 11   sortable true  1ptWyK4WgZU
+	// base64        width 11   sortable false FWWhH2IXoAA
+	// base2         width 1-63 sortable false 1010101100101101000010001111101100010000101111010000000000000
+	// base36        width 1-13 sortable false bppc0m3ju134
+	// base58-flickr width 1-11 sortable false 4zzv4rZaYpj
+	// zbase32       width 1-13 sortable false bk3pbd7tbxeyy
 }
 
 // Append writes into a buffer you own and allocates nothing when it has
@@ -121,6 +128,50 @@ func ExampleBase58Encoding() {
 	// Output: [11111111118 1111VtB5VXd 4aaW4SzAyQK]
 }
 
+// Base58FlickrEncoding reads and writes bwmarrin/snowflake's Base58. Read
+// such text with base58, ringflake's Bitcoin-alphabet base58, and you get
+// another valid ID, without any error.
+func ExampleBase58FlickrEncoding() {
+	const fromBwmarrin = "4jgmnx8Js8A"
+	id, err := ringflake.Base58FlickrEncoding().Parse(fromBwmarrin)
+	fmt.Println(id, err)
+	fmt.Println(ringflake.Base58FlickrEncoding().Format(id))
+
+	wrong, err := ringflake.Base58Encoding().Parse(fromBwmarrin)
+	fmt.Println(wrong, err)
+	// Output:
+	// 1428076403798048768 <nil>
+	// 4jgmnx8Js8A
+	// 1609467648527167071 <nil>
+}
+
+// ZBase32Encoding reads and writes bwmarrin/snowflake's Base32: the ID as a
+// number in base 32 with the z-base-32 alphabet, lower case only.
+func ExampleZBase32Encoding() {
+	enc := ringflake.ZBase32Encoding()
+	id, err := enc.Parse("b8wjm1zroyyyy")
+	fmt.Println(id, err, enc.Format(id))
+	_, err = enc.Parse("B8WJM1ZROYYYY")
+	fmt.Println(err)
+	// Output:
+	// 1427970479175499776 <nil> b8wjm1zroyyyy
+	// ringflake: invalid ID "B8WJM1ZROYYYY": not a zbase32 digit 'B' at offset 0
+}
+
+// Base36Encoding and Base2Encoding write what strconv.FormatInt writes,
+// as bwmarrin/snowflake's Base36 and Base2 do: no leading zeros.
+func ExampleBase36Encoding() {
+	id := ringflake.ID(1116817865006120960)
+	fmt.Println(ringflake.Base36Encoding().Format(id))
+	fmt.Println(ringflake.Base2Encoding().Format(5))
+	back, err := ringflake.Base36Encoding().Parse("8HGMW4BLVLKW") // upper case reads too
+	fmt.Println(back == id, err)
+	// Output:
+	// 8hgmw4blvlkw
+	// 101
+	// true <nil>
+}
+
 func ExampleBase62Encoding() {
 	enc := ringflake.Base62Encoding()
 	s := enc.Format(1541815603606036480)
@@ -147,7 +198,7 @@ func ExampleParseEncoding() {
 		panic(err)
 	}
 	fmt.Println(enc.Format(1541815603606036480))
-	_, err = ringflake.ParseEncoding("base36")
+	_, err = ringflake.ParseEncoding("base16")
 	fmt.Println(errors.Is(err, ringflake.ErrInvalidEncoding))
 	// Output:
 	// 1ASD13XH1F800

@@ -18,9 +18,10 @@ import (
 // strategy (harness_test.go): never a duplicate, monotonic where promised,
 // stalls and leads within their bounds, the ring never past the newest ID.
 //
-// Byte 0 picks the strategy, byte 1 the clock mode (bit 0) and whether the
-// generator keeps a high-water mark and may restart (bit 1); then pairs
-// (op, arg).
+// Byte 0 picks the strategy, byte 1 the clock mode (bit 0), whether the
+// generator keeps a high-water mark and may restart (bit 1) and the
+// layout's field order (bit 2: time | sequence | node); then pairs (op,
+// arg).
 func FuzzStrategies(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 5, 1, 0, 2, 2, 0, 5})                   // small step, error
 	f.Add([]byte{1, 1, 0, 9, 1, 3, 3, 2, 0, 9})                   // large step, wait
@@ -29,6 +30,8 @@ func FuzzStrategies(f *testing.F) {
 	f.Add([]byte{4, 1, 0, 3, 4, 100, 0, 3, 2, 90, 0, 3})          // jump forward, step back, default
 	f.Add([]byte{5, 0, 8, 2, 0, 15, 1, 1, 0, 15, 6, 9, 0, 7})     // jitter and freeze
 	f.Add([]byte{6, 0, 5, 255, 2, 1, 5, 255})                     // two saturations across a step
+	f.Add([]byte{3, 4, 0, 5, 5, 3, 2, 2, 0, 9, 5, 1})             // ring, Sonyflake's field order
+	f.Add([]byte{1, 5, 0, 9, 1, 3, 3, 2, 0, 9})                   // wait, Sonyflake's field order
 	f.Fuzz(playScript)
 }
 
@@ -37,6 +40,16 @@ func FuzzStrategies(f *testing.F) {
 // without spare room take a few dozen calls instead of thousands.
 var fuzzLayout = func() ringflake.Layout {
 	l, err := ringflake.ParseLayout("twitter,seq=4,width=55")
+	if err != nil {
+		panic(err)
+	}
+	return l
+}()
+
+// fuzzLayoutSeqFirst is fuzzLayout in Sonyflake's field order, time |
+// sequence | node: the ring and the strategies must not notice.
+var fuzzLayoutSeqFirst = func() ringflake.Layout {
+	l, err := ringflake.ParseLayout(fuzzLayout.String() + ",order=time,seq,node")
 	if err != nil {
 		panic(err)
 	}
@@ -55,14 +68,18 @@ func playScript(t *testing.T, data []byte) {
 	}
 	sc := strategyCases[int(data[0])%len(strategyCases)]
 	mode := clockModes(time.Millisecond)[int(data[1])%2]
+	layout := fuzzLayout
+	if data[1]&4 != 0 {
+		layout = fuzzLayoutSeqFirst
+	}
 	clk := simclock.New(start)
-	c := newChecker(t, clk, sc, mode, fuzzLayout, 1)
+	c := newChecker(t, clk, sc, mode, layout, 5) // node 5 in both orders: the checker reads it back from every ID
 	var store *recordingStore
 	if data[1]&2 != 0 {
 		store = &recordingStore{}
 		c.restart(store, false) // this run keeps a high-water mark
 	}
-	perTick := int(fuzzLayout.MaxSequence()) + 1
+	perTick := c.perTick()
 	ops := data[2:]
 	if len(ops) > 80 {
 		ops = ops[:80]
@@ -134,12 +151,13 @@ func FuzzParseID(f *testing.F) {
 }
 
 // FuzzIDRoundTrip: every non-negative int64 formats and parses back, as
-// text and as JSON, and decomposes and recomposes under every preset whose
-// width it fits.
+// text and as JSON, and decomposes and recomposes under every preset, in
+// both field orders, whose width it fits.
 func FuzzIDRoundTrip(f *testing.F) {
 	for _, n := range []int64{0, 1, 4095, 1 << 22, 1541815603606036480, 1<<53 - 1, 1<<63 - 1} {
 		f.Add(n)
 	}
+	layouts := orderedPresets(f)
 	f.Fuzz(func(t *testing.T, n int64) {
 		if n < 0 {
 			n = -(n + 1)
@@ -155,7 +173,7 @@ func FuzzIDRoundTrip(f *testing.F) {
 		require.NoError(t, fromJSON.UnmarshalJSON(js))
 		assert.Equal(t, id, fromJSON)
 
-		for _, l := range []ringflake.Layout{ringflake.TwitterLayout(), ringflake.SonyflakeLayout(), ringflake.JSSafeLayout()} {
+		for _, l := range layouts {
 			p, err := l.Decompose(id)
 			if n>>l.Spec().Width != 0 {
 				require.ErrorIs(t, err, ringflake.ErrInvalidID)
@@ -174,7 +192,8 @@ func FuzzIDRoundTrip(f *testing.F) {
 // its width.
 func FuzzParseLayout(f *testing.F) {
 	for _, s := range []string{"twitter", "sonyflake", "js-safe", "twitter,seq=13", "sonyflake,epoch=2024-01-01T00:00:00Z",
-		"epoch=2020-01-01T00:00:00Z,time=41,node=0,seq=22", "js-safe,width=54", "twitter,unit=10ms", "x=1", ",,"} {
+		"epoch=2020-01-01T00:00:00Z,time=41,node=0,seq=22", "js-safe,width=54", "twitter,unit=10ms", "x=1", ",,",
+		"sonyflake-v2", "discord,order=time,seq,node", "sonyflake,order=time,node,seq", "twitter,order=time,seq", "order=time,seq,node,seq=11,node=11"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -216,5 +235,62 @@ func FuzzParseStrategy(f *testing.F) {
 		back, err := strategies.Parse(st.String())
 		require.NoError(t, err)
 		assert.Equal(t, st, back)
+	})
+}
+
+// FuzzLayoutOrder: for any layout the fuzzer makes, in either field order,
+// Compose and Decompose are each other's inverse, MinID and MaxID bound the
+// tick's IDs, and the IDs of one node increase with (tick, sequence) — so
+// a node's IDs stay in the order it issues them whatever the order.
+func FuzzLayoutOrder(f *testing.F) {
+	f.Add(uint8(41), uint8(10), uint8(12), uint16(1), false, int64(123456), int64(7), int64(42), int64(123457), int64(0))
+	f.Add(uint8(39), uint8(16), uint8(8), uint16(10), true, int64(50), int64(1), int64(0), int64(50), int64(1))
+	f.Add(uint8(38), uint8(7), uint8(8), uint16(10), true, int64(1), int64(127), int64(255), int64(2), int64(0))
+	f.Add(uint8(1), uint8(0), uint8(62), uint16(1), true, int64(1), int64(0), int64(5), int64(0), int64(1<<61))
+	f.Fuzz(func(t *testing.T, timeBits, nodeBits, seqBits uint8, unitMs uint16, seqFirst bool, tick1, node, seq1, tick2, seq2 int64) {
+		order := ringflake.TimeNodeSequence
+		if seqFirst {
+			order = ringflake.TimeSequenceNode
+		}
+		width := int(timeBits) + int(nodeBits) + int(seqBits)
+		if width > 63 || width == 0 {
+			return
+		}
+		l, err := ringflake.NewLayout(ringflake.LayoutSpec{Epoch: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC),
+			Unit: time.Duration(max(unitMs, 1)) * time.Millisecond, TimeBits: int(timeBits),
+			WorkerBits: int(nodeBits), SequenceBits: int(seqBits), Width: width, Order: order})
+		if err != nil {
+			require.ErrorIs(t, err, ringflake.ErrInvalidLayout)
+			return
+		}
+		in := func(v, m int64) int64 { // v moved into [0, m]
+			if v < 0 {
+				v = -(v + 1)
+			}
+			return v % (m + 1)
+		}
+		tick1, tick2 = in(tick1, l.MaxTick()), in(tick2, l.MaxTick())
+		node, seq1, seq2 = in(node, l.MaxNode()), in(seq1, l.MaxSequence()), in(seq2, l.MaxSequence())
+
+		a, err := l.Compose(l.TickTime(tick1), node, seq1)
+		require.NoError(t, err)
+		b, err := l.Compose(l.TickTime(tick2), node, seq2)
+		require.NoError(t, err)
+		for _, c := range []struct {
+			id        ringflake.ID
+			tick, seq int64
+		}{{a, tick1, seq1}, {b, tick2, seq2}} {
+			require.Zero(t, int64(c.id)>>width, "within the width")
+			p, err := l.Decompose(c.id)
+			require.NoError(t, err)
+			require.Equal(t, [3]int64{c.tick, node, c.seq}, [3]int64{p.Tick, p.Node, p.Sequence})
+			require.Equal(t, node, c.id.Node(l))
+			require.Equal(t, c.seq, c.id.Sequence(l))
+			require.True(t, l.MinID(p.Time) <= c.id && c.id <= l.MaxID(p.Time))
+		}
+		before := tick1 < tick2 || tick1 == tick2 && seq1 < seq2
+		after := tick1 > tick2 || tick1 == tick2 && seq1 > seq2
+		require.Equal(t, before, a < b, "a node's IDs follow (tick, sequence)")
+		require.Equal(t, after, a > b)
 	})
 }

@@ -41,8 +41,9 @@ type Generator struct {
 	horizon   atomic.Int64 // greatest tick the fast path may issue at (horizon.go)
 	lane      lane         // the first strategy's plan for the current situation
 	src       timeSource
-	nodePart  int64 // node << seqBits
-	timeShift uint8
+	nodePart  int64 // node in its place: node << the layout's nodeShift
+	timeShift uint8 // the layout's field order, for id: see Layout
+	seqShift  uint8
 	last      int64 // the layout's last tick
 	closed    atomic.Bool
 
@@ -83,6 +84,8 @@ type Generator struct {
 //     layout's last tick.
 //   - [ErrMarkCorrupt], or the store's own error: the mark cannot be
 //     loaded or saved.
+//   - [ErrBelowExisting]: with [WithExistingID], the first ID could sort
+//     at or below the existing ID.
 func New(node int64, opts ...Option) (*Generator, error) {
 	cfg := config{layout: TwitterLayout(), strategy: strategies.Default(), ahead: DefaultMarkAhead}
 	for _, o := range opts {
@@ -130,8 +133,9 @@ func New(node int64, opts ...Option) (*Generator, error) {
 		}
 	}
 	g := &Generator{
-		nodePart:  node << l.seqBits,
-		timeShift: l.dcBits + l.workBits + l.seqBits,
+		nodePart:  node << l.nodeShift,
+		timeShift: l.timeShift,
+		seqShift:  l.seqShift,
 		last:      l.MaxTick(),
 		lease:     cfg.lease,
 		hooks:     cfg.hooks,
@@ -156,6 +160,9 @@ func New(node int64, opts ...Option) (*Generator, error) {
 		if err := g.loadMark(context.Background(), l.Tick(now)); err != nil {
 			return nil, err
 		}
+	}
+	if err := g.checkExisting(&cfg, now); err != nil {
+		return nil, err
 	}
 	g.setHorizon()
 	return g, nil
@@ -566,7 +573,10 @@ func (g *Generator) raiseFrom(tick int64) (prev int64, moved bool) {
 	}
 }
 
-// id composes the ID of a packed ring value.
+// id composes the ID of a packed ring value, in the layout's field order
+// (the shifts hold it: no branch). The shifts are below 63; masking them
+// with 63 tells the compiler so, which spares it the checks Go's
+// semantics for shifts of 64 or more would need.
 func (g *Generator) id(v uint64) ID {
-	return ID(g.ring.tick(v)<<g.timeShift | g.nodePart | int64(v&g.ring.maxSeq))
+	return ID(g.ring.tick(v)<<(g.timeShift&63) | int64(v&g.ring.maxSeq)<<(g.seqShift&63) | g.nodePart)
 }

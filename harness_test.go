@@ -3,6 +3,7 @@ package ringflake_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -26,6 +27,27 @@ type strategyCase struct {
 	maxStall  time.Duration // longest a rollback may stall one call
 	maxLead   time.Duration // how far ahead of the clock an ID may be stamped
 	ring      bool          // may also stamp IDs up to the newest tick issued before the call
+	config    string        // what the generator parses when it differs from name (scaled)
+}
+
+// scaled returns sc with every duration, in its strategy and its
+// promises, k times as long: the same strategy for ticks k times as long.
+func (sc strategyCase) scaled(t testing.TB, k time.Duration) strategyCase {
+	if k == 1 {
+		return sc
+	}
+	parts := strings.Split(sc.name, ",")
+	for i, p := range parts {
+		if kind, d, ok := strings.Cut(p, ":"); ok {
+			dur, err := time.ParseDuration(d)
+			require.NoError(t, err)
+			parts[i] = kind + ":" + (dur * k).String()
+		}
+	}
+	sc.config = strings.Join(parts, ",")
+	sc.maxStall *= k
+	sc.maxLead *= k
+	return sc
 }
 
 // strategyCases lists every built-in strategy and the chains users are
@@ -74,6 +96,11 @@ type checker struct {
 	mode   clockMode
 	exact  bool          // the clock has no jitter, drift or freeze, so amounts and stalls can be checked to the nanosecond
 	slack  time.Duration // read noise of the clock: the generator may see the wall this far ahead
+	// ms is a millisecond of the scenarios, which were written for 1 ms
+	// ticks: one tick of the layout, so that a scenario tells the same
+	// story in ticks on every layout (the strategies' durations and the
+	// high-water mark's lead are scaled alike).
+	ms time.Duration
 
 	floor      int64    // tick of the mark the generator started from: it must issue only after it
 	process    *process // the running generator's access to the mark store
@@ -95,8 +122,8 @@ type wallMark struct {
 
 func newChecker(t testing.TB, clk *simclock.Clock, sc strategyCase, mode clockMode, layout ringflake.Layout, node int64) *checker {
 	t.Helper()
-	c := &checker{t: t, clk: clk, layout: layout, sc: sc, mode: mode, exact: true,
-		seen: map[ringflake.ID]bool{}, newest: -1, errs: map[string]int{}}
+	c := &checker{t: t, clk: clk, layout: layout, sc: sc.scaled(t, layout.Unit()/time.Millisecond), mode: mode, exact: true,
+		ms: layout.Unit(), seen: map[ringflake.ID]bool{}, newest: -1, errs: map[string]int{}}
 	c.gen = c.newGenerator(node)
 	return c
 }
@@ -105,7 +132,11 @@ func newChecker(t testing.TB, clk *simclock.Clock, sc strategyCase, mode clockMo
 // layout, with extra options.
 func (c *checker) newGenerator(node int64, opts ...ringflake.Option) *ringflake.Generator {
 	c.t.Helper()
-	s, err := strategies.Parse(c.sc.name)
+	config := c.sc.name
+	if c.sc.config != "" {
+		config = c.sc.config
+	}
+	s, err := strategies.Parse(config)
 	require.NoError(c.t, err)
 	opts = append([]ringflake.Option{ringflake.WithClock(c.mode.wrap(c.clk)), ringflake.WithStrategy(s),
 		ringflake.WithLayout(c.layout)}, opts...)
@@ -130,7 +161,8 @@ func (c *checker) restart(store ringflake.MarkStore, clean bool) time.Time {
 	c.process = &process{store: store}
 	mark, err := store.LoadMark(context.Background())
 	require.NoError(c.t, err)
-	c.gen = c.newGenerator(c.gen.Node(), ringflake.WithMarkStore(c.process))
+	c.gen = c.newGenerator(c.gen.Node(), ringflake.WithMarkStore(c.process),
+		ringflake.WithMarkAhead(ringflake.DefaultMarkAhead/time.Millisecond*c.ms))
 	c.floor = c.layout.Tick(mark)
 	c.newest = max(c.newest, c.floor) // the new generator counts everything up to the mark as issued
 	return mark
@@ -269,6 +301,9 @@ func (c *checker) run(ticks, perTick int) {
 		c.clk.Add(c.layout.Unit())
 	}
 }
+
+// perTick returns how many IDs one tick of the layout holds.
+func (c *checker) perTick() int { return int(c.layout.MaxSequence()) + 1 }
 
 // errorCount returns how many calls failed.
 func (c *checker) errorCount() int {

@@ -27,16 +27,18 @@ func (id ID) Int64() int64 { return int64(id) }
 // Time returns the start of id's tick under layout l.
 func (id ID) Time(l Layout) time.Time { return l.TickTime(id.tick(l)) }
 
-// Node returns id's node under layout l (datacenter and worker together).
+// Node returns id's node under layout l (datacenter and worker together),
+// wherever l's field order puts it.
 func (id ID) Node(l Layout) int64 {
-	return int64(id) >> l.seqBits & mask(l.dcBits+l.workBits)
+	return int64(id) >> l.nodeShift & mask(l.dcBits+l.workBits)
 }
 
-// Sequence returns id's sequence number under layout l.
-func (id ID) Sequence(l Layout) int64 { return int64(id) & mask(l.seqBits) }
+// Sequence returns id's sequence number under layout l, wherever l's field
+// order puts it.
+func (id ID) Sequence(l Layout) int64 { return int64(id) >> l.seqShift & mask(l.seqBits) }
 
 func (id ID) tick(l Layout) int64 {
-	return int64(id) >> (l.dcBits + l.workBits + l.seqBits) & mask(l.timeBits)
+	return int64(id) >> l.timeShift & mask(l.timeBits)
 }
 
 // Parse reads the decimal form of an ID: 1 to 19 ASCII digits, nothing

@@ -8,35 +8,93 @@ import (
 	"time"
 )
 
-// A Layout says how an ID's bits are used:
+// A Layout says how an ID's bits are used. In the default field order,
+// [TimeNodeSequence] (Twitter's):
 //
 //	bit 63    62 ........ S+N   S+N-1 ...... S   S-1 ...... 0
 //	  0     | time (T bits)   | node (N bits)  | sequence (S bits)
+//
+// and in [TimeSequenceNode] order (Sonyflake's) the node and the sequence
+// swap places:
+//
+//	bit 63    62 ........ S+N   S+N-1 ...... N   N-1 ...... 0
+//	  0     | time (T bits)   | sequence (S)   | node (N bits)
 //
 // where time counts units since the layout's epoch and the node may be
 // split into a datacenter (high bits) and a worker (low bits). T+N+S is the
 // layout's width: 63 normally, less for layouts whose IDs must stay small
 // ([JSSafeLayout]); the bits above the width are always zero, so IDs are
-// never negative.
+// never negative. Either way the IDs of one node increase with (time,
+// sequence); the order decides how the IDs of different nodes interleave
+// within a tick.
 //
 // A Layout is an immutable value, safe to copy and to share between
 // goroutines. Get one from a preset ([TwitterLayout], [SonyflakeLayout],
-// [JSSafeLayout]), [NewLayout] or [ParseLayout]. The zero Layout is not
-// valid: [New] rejects it and its methods return zero values.
+// [SonyflakeV2Layout], [DiscordLayout], [JSSafeLayout]; [Presets] lists
+// them), [NewLayout] or [ParseLayout]. The zero Layout is not valid: [New]
+// rejects it and its methods return zero values.
 type Layout struct {
-	epoch    time.Time
-	unit     time.Duration
-	timeBits uint8
-	dcBits   uint8
-	workBits uint8
-	seqBits  uint8
-	width    uint8
-	preset   string
+	epoch     time.Time
+	unit      time.Duration
+	timeBits  uint8
+	dcBits    uint8
+	workBits  uint8
+	seqBits   uint8
+	width     uint8
+	order     Order
+	timeShift uint8 // bits below the time: node and sequence
+	nodeShift uint8 // bits below the node
+	seqShift  uint8 // bits below the sequence
+	preset    string
+}
+
+// Order is the order of the node and the sequence below the time in an
+// ID. The zero value is [TimeNodeSequence].
+type Order uint8
+
+const (
+	// TimeNodeSequence puts the node above the sequence: time | node |
+	// sequence, as Twitter's Snowflake, bwmarrin/snowflake and Discord do.
+	// It is the default.
+	TimeNodeSequence Order = iota
+	// TimeSequenceNode puts the sequence above the node: time | sequence
+	// | node, as Sonyflake does.
+	TimeSequenceNode
+)
+
+// String returns the order as [ParseLayout]'s order key writes it:
+// "time,node,seq" or "time,seq,node".
+func (o Order) String() string {
+	switch o {
+	case TimeNodeSequence:
+		return "time,node,seq"
+	case TimeSequenceNode:
+		return "time,seq,node"
+	}
+	return fmt.Sprintf("Order(%d)", uint8(o))
+}
+
+// ParseOrder reads an order as [Order.String] writes it: "time,node,seq"
+// or "time,seq,node" (spaces around the names are allowed). Errors match
+// [ErrInvalidLayout].
+func ParseOrder(s string) (Order, error) {
+	names := strings.Split(s, ",")
+	for i := range names {
+		names[i] = strings.TrimSpace(names[i])
+	}
+	switch strings.Join(names, ",") {
+	case "time,node,seq":
+		return TimeNodeSequence, nil
+	case "time,seq,node":
+		return TimeSequenceNode, nil
+	}
+	return 0, &LayoutError{Field: "order", Reason: fmt.Sprintf("%q is neither time,node,seq nor time,seq,node", s)}
 }
 
 // LayoutSpec describes a layout for [NewLayout]. Every field must be set
-// except Width, whose zero value means 63, and DatacenterBits, whose zero
-// value means the node is not split.
+// except Width, whose zero value means 63, DatacenterBits, whose zero
+// value means the node is not split, and Order, whose zero value is
+// [TimeNodeSequence].
 type LayoutSpec struct {
 	// Epoch is the instant time zero of IDs stands for. Not before
 	// 1970-01-01T00:00:00Z.
@@ -55,6 +113,8 @@ type LayoutSpec struct {
 	// Width is the number of low bits IDs use: TimeBits + DatacenterBits +
 	// WorkerBits + SequenceBits must equal it. Zero means 63.
 	Width int
+	// Order is the order of the node and the sequence below the time.
+	Order Order
 }
 
 // twitterEpochMilli is the epoch of Twitter's Snowflake,
@@ -70,15 +130,58 @@ func TwitterLayout() Layout {
 		TimeBits: 41, DatacenterBits: 5, WorkerBits: 5, SequenceBits: 12})
 }
 
-// SonyflakeLayout returns a layout sized like Sonyflake's: 39 bits of 10 ms
-// units since 2014-09-01T00:00:00Z, 16 bits of node, 8 bits of sequence.
-// It lasts 174 years (to 2188) and issues at most 25,600 IDs per second per
-// node, for 65,536 nodes. Unlike Sonyflake itself it keeps ringflake's bit
-// order (time, node, sequence), so its IDs are not Sonyflake IDs.
+// sonyflakeTimeBits, sonyflakeSequenceBits and sonyflakeMachineBits are
+// Sonyflake's bit widths (v1's only ones, v2's defaults).
+const (
+	sonyflakeTimeBits     = 39
+	sonyflakeSequenceBits = 8
+	sonyflakeMachineBits  = 16
+)
+
+// SonyflakeLayout returns the layout of Sonyflake (github.com/sony/sonyflake)
+// v1, whose IDs it makes and reads bit for bit: 39 bits of 10 ms units
+// since 2014-09-01T00:00:00Z, then 8 bits of sequence, then 16 bits of
+// machine id as the node ([TimeSequenceNode] order). It lasts 174 years
+// (to 2188) and issues at most 25,600 IDs per second per node, for 65,536
+// nodes.
+//
+// Before this layout followed Sonyflake's field order it kept ringflake's
+// (time, node, sequence); that layout is still
+// "sonyflake,order=time,node,seq".
 func SonyflakeLayout() Layout {
 	return mustPreset("sonyflake", LayoutSpec{Epoch: time.Date(2014, 9, 1, 0, 0, 0, 0, time.UTC),
-		Unit: 10 * time.Millisecond, TimeBits: 39, WorkerBits: 16, SequenceBits: 8})
+		Unit: 10 * time.Millisecond, TimeBits: sonyflakeTimeBits, WorkerBits: sonyflakeMachineBits,
+		SequenceBits: sonyflakeSequenceBits, Order: TimeSequenceNode})
 }
+
+// SonyflakeV2Layout returns the layout of Sonyflake v2
+// (github.com/sony/sonyflake/v2) with its default settings: as
+// [SonyflakeLayout] but counting from 2025-01-01T00:00:00Z, v2's default
+// start time. It lasts 174 years (to 2199). Sonyflake v2 lets its users
+// choose other bit widths, units and start times; a layout string such as
+// "sonyflake-v2,unit=1ms,time=41,seq=12,node=10" matches those.
+func SonyflakeV2Layout() Layout {
+	return mustPreset("sonyflake-v2", LayoutSpec{Epoch: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
+		Unit: 10 * time.Millisecond, TimeBits: sonyflakeTimeBits, WorkerBits: sonyflakeMachineBits,
+		SequenceBits: sonyflakeSequenceBits, Order: TimeSequenceNode})
+}
+
+// DiscordLayout returns the layout of Discord's snowflakes: milliseconds
+// since 2015-01-01T00:00:00Z, then 5 bits of internal worker id (the
+// datacenter here), 5 bits of internal process id (the worker here) and
+// 12 bits of sequence ("increment"). Discord documents 42 bits of time,
+// the sign bit included; ringflake IDs are never negative, so the time
+// has 41 bits and the layout runs out when that bit would be needed, on
+// 2084-09-06T15:47:35.551Z. It issues at most 4,096,000 IDs per second per
+// node, for 1024 nodes.
+func DiscordLayout() Layout {
+	return mustPreset("discord", LayoutSpec{Epoch: time.UnixMilli(discordEpochMilli).UTC(), Unit: time.Millisecond,
+		TimeBits: 41, DatacenterBits: 5, WorkerBits: 5, SequenceBits: 12})
+}
+
+// discordEpochMilli is Discord's epoch, 2015-01-01T00:00:00Z, in Unix
+// milliseconds.
+const discordEpochMilli = 1420070400000
 
 // JSSafeLayout returns a layout whose IDs stay below 2^53, so JavaScript
 // numbers hold them exactly: width 53 with 38 bits of 10 ms units since
@@ -99,15 +202,22 @@ func mustPreset(name string, spec LayoutSpec) Layout {
 	return l
 }
 
+// Presets returns every preset layout, the default ([TwitterLayout])
+// first: twitter, sonyflake, sonyflake-v2, discord, js-safe. [ParseLayout]
+// knows each by the name its String returns.
+func Presets() []Layout {
+	return []Layout{TwitterLayout(), SonyflakeLayout(), SonyflakeV2Layout(), DiscordLayout(), JSSafeLayout()}
+}
+
+// presetNames lists the presets' names for error messages.
+const presetNames = "twitter, sonyflake, sonyflake-v2, discord or js-safe"
+
 // presetNamed returns the preset layout called name.
 func presetNamed(name string) (Layout, bool) {
-	switch name {
-	case "twitter":
-		return TwitterLayout(), true
-	case "sonyflake":
-		return SonyflakeLayout(), true
-	case "js-safe":
-		return JSSafeLayout(), true
+	for _, l := range Presets() {
+		if l.preset == name {
+			return l, true
+		}
 	}
 	return Layout{}, false
 }
@@ -117,7 +227,8 @@ func presetNamed(name string) (Layout, bool) {
 // a unit that is not a positive whole number of milliseconds, negative bit
 // counts, TimeBits below 1, bits that do not add up to the width (63 unless
 // given), a width above 63, or a lifetime longer than [time.Duration] can
-// hold (about 292 years).
+// hold (about 292 years), an Order that is neither [TimeNodeSequence] nor
+// [TimeSequenceNode].
 func NewLayout(spec LayoutSpec) (Layout, error) {
 	bad := func(field, format string, args ...any) (Layout, error) {
 		return Layout{}, &LayoutError{Field: field, Reason: fmt.Sprintf(format, args...)}
@@ -129,6 +240,8 @@ func NewLayout(spec LayoutSpec) (Layout, error) {
 		return bad("Epoch", "%s is before 1970-01-01T00:00:00Z", spec.Epoch.Format(time.RFC3339Nano))
 	case spec.Unit <= 0 || spec.Unit%time.Millisecond != 0:
 		return bad("Unit", "%v is not a positive whole number of milliseconds", spec.Unit)
+	case spec.Order != TimeNodeSequence && spec.Order != TimeSequenceNode:
+		return bad("Order", "%v is neither TimeNodeSequence nor TimeSequenceNode", spec.Order)
 	}
 	width := spec.Width
 	if width == 0 {
@@ -155,7 +268,7 @@ func NewLayout(spec LayoutSpec) (Layout, error) {
 		return bad("TimeBits", "%d bits of %v reach beyond the about 292 years a time.Duration holds; use fewer bits or a smaller unit",
 			spec.TimeBits, spec.Unit)
 	}
-	return Layout{
+	l := Layout{
 		epoch:    spec.Epoch,
 		unit:     spec.Unit,
 		timeBits: uint8(spec.TimeBits),
@@ -163,15 +276,27 @@ func NewLayout(spec LayoutSpec) (Layout, error) {
 		workBits: uint8(spec.WorkerBits),
 		seqBits:  uint8(spec.SequenceBits),
 		width:    uint8(width),
-	}, nil
+		order:    spec.Order,
+	}
+	nodeBits := l.dcBits + l.workBits
+	l.timeShift = nodeBits + l.seqBits
+	if l.order == TimeSequenceNode {
+		l.seqShift = nodeBits
+	} else {
+		l.nodeShift = l.seqBits
+	}
+	return l, nil
 }
 
 // Spec returns the fields l was made from (Width always set).
 func (l Layout) Spec() LayoutSpec {
 	return LayoutSpec{Epoch: l.epoch, Unit: l.unit, TimeBits: int(l.timeBits),
 		DatacenterBits: int(l.dcBits), WorkerBits: int(l.workBits),
-		SequenceBits: int(l.seqBits), Width: int(l.width)}
+		SequenceBits: int(l.seqBits), Width: int(l.width), Order: l.order}
 }
+
+// Order returns the order of the node and the sequence in l's IDs.
+func (l Layout) Order() Order { return l.order }
 
 // IsZero reports whether l is the zero Layout, which is not valid.
 func (l Layout) IsZero() bool { return l.width == 0 }
@@ -263,7 +388,73 @@ func (l Layout) Compose(t time.Time, node, seq int64) (ID, error) {
 }
 
 func (l Layout) compose(tick, node, seq int64) ID {
-	return ID(tick<<(l.dcBits+l.workBits+l.seqBits) | node<<l.seqBits | seq)
+	return ID(tick<<l.timeShift | node<<l.nodeShift | seq<<l.seqShift)
+}
+
+// MinID returns the smallest ID any node can stamp in the tick of t: the
+// tick's ID with node 0 and sequence 0. MaxID returns the largest: every
+// node and sequence bit set. In either field order every ID of the tick
+// lies between the two, so
+//
+//	WHERE id BETWEEN l.MinID(from) AND l.MaxID(to)
+//
+// selects the IDs stamped from the start of from's tick to the end of
+// to's tick (see [Layout.Bounds], which also says when no ID can match).
+//
+// Times outside the layout saturate: a time before the epoch counts as
+// the first tick and a time past [Layout.Last] as the last one, so MinID
+// of an earlier time is 0 and MaxID of a later time is the layout's
+// largest ID. The zero Layout returns 0.
+func (l Layout) MinID(t time.Time) ID {
+	return l.compose(l.clampTick(t), 0, 0)
+}
+
+// MaxID returns the largest ID any node can stamp in the tick of t; see
+// [Layout.MinID].
+func (l Layout) MaxID(t time.Time) ID {
+	if l.IsZero() {
+		return 0
+	}
+	return l.compose(l.clampTick(t), 0, 0) | ID(mask(l.timeShift))
+}
+
+// clampTick returns t's tick, moved into [0, MaxTick].
+func (l Layout) clampTick(t time.Time) int64 {
+	if l.IsZero() {
+		return 0
+	}
+	return min(max(l.Tick(t), 0), l.MaxTick())
+}
+
+// Bounds returns the smallest and largest IDs stamped from the start of
+// from's tick to the end of to's tick, for a query such as
+// WHERE id BETWEEN lo AND hi: lo is [Layout.MinID] of from and hi
+// [Layout.MaxID] of to. When from's tick comes after to's, lo is greater
+// than hi and BETWEEN matches nothing.
+//
+// Errors say when no ID of the layout can fall in the range, where
+// MinID and MaxID alone would saturate to a tick outside it: to is before
+// the epoch ([ErrBeforeEpoch]) or from is past the layout's last tick
+// ([ErrLayoutExpired]). The zero Layout is [ErrInvalidLayout].
+func (l Layout) Bounds(from, to time.Time) (lo, hi ID, err error) {
+	switch {
+	case l.IsZero():
+		return 0, 0, &LayoutError{Field: "Layout", Reason: "zero value"}
+	case l.Tick(to) < 0:
+		return 0, 0, &timeError{err: ErrBeforeEpoch, at: to, edge: l.epoch}
+	case l.Tick(from) > l.MaxTick():
+		return 0, 0, &timeError{err: ErrLayoutExpired, at: from, edge: l.Last()}
+	}
+	return l.MinID(from), l.MaxID(to), nil
+}
+
+// timeLeft returns how long after now the layout's last tick ends, or 0
+// once it has.
+func (l Layout) timeLeft(now time.Time) time.Duration {
+	if l.IsZero() {
+		return 0
+	}
+	return max(l.Last().Add(l.unit).Sub(now), 0)
 }
 
 // Parts is an ID taken apart under a layout.
@@ -292,8 +483,8 @@ func (l Layout) Decompose(id ID) (Parts, error) {
 		Time:       l.TickTime(tick),
 		Tick:       tick,
 		Node:       id.Node(l),
-		Datacenter: int64(id) >> (l.workBits + l.seqBits) & mask(l.dcBits),
-		Worker:     int64(id) >> l.seqBits & mask(l.workBits),
+		Datacenter: int64(id) >> (l.nodeShift + l.workBits) & mask(l.dcBits),
+		Worker:     int64(id) >> l.nodeShift & mask(l.workBits),
 		Sequence:   id.Sequence(l),
 	}, nil
 }
@@ -318,28 +509,34 @@ func (l Layout) String() string {
 	if l.width != 63 {
 		fmt.Fprintf(&b, ",width=%d", l.width)
 	}
+	if l.order != TimeNodeSequence {
+		fmt.Fprintf(&b, ",order=%s", l.order)
+	}
 	return b.String()
 }
 
 // Equal reports whether l and m lay out IDs identically (the same epoch
-// instant, unit and bits), whatever their names.
+// instant, unit, bits and field order), whatever their names.
 func (l Layout) Equal(m Layout) bool {
 	return l.epoch.Equal(m.epoch) && l.unit == m.unit && l.timeBits == m.timeBits &&
-		l.dcBits == m.dcBits && l.workBits == m.workBits && l.seqBits == m.seqBits && l.width == m.width
+		l.dcBits == m.dcBits && l.workBits == m.workBits && l.seqBits == m.seqBits &&
+		l.width == m.width && l.order == m.order
 }
 
 // ParseLayout reads a layout from a configuration string: a preset name
-// ("twitter", "sonyflake", "js-safe"), optionally followed by
-// comma-separated overrides, or the overrides alone, which then start from
-// the Twitter layout. Keys:
+// ("twitter", "sonyflake", "sonyflake-v2", "discord", "js-safe"),
+// optionally followed by comma-separated overrides, or the overrides
+// alone, which then start from the Twitter layout. Keys:
 //
 //	epoch=RFC3339 time   unit=DURATION (whole ms)   width=BITS
 //	time=BITS   dc=BITS   worker=BITS   node=BITS (worker bits, no datacenter)   seq=BITS
+//	order=time,node,seq | order=time,seq,node   (the order's own commas belong to it)
 //
-// For example "sonyflake,epoch=2024-01-01T00:00:00Z" or
-// "epoch=2020-01-01T00:00:00Z,time=41,node=0,seq=22". The result is
-// validated like [NewLayout]. Errors match [ErrInvalidLayout] and name the
-// offending key.
+// For example "sonyflake,epoch=2024-01-01T00:00:00Z",
+// "epoch=2020-01-01T00:00:00Z,time=41,node=0,seq=22" or
+// "sonyflake,order=time,node,seq" (the sonyflake preset in ringflake's
+// former field order). The result is validated like [NewLayout]. Errors
+// match [ErrInvalidLayout] and name the offending key.
 func ParseLayout(s string) (Layout, error) {
 	parts := strings.Split(s, ",")
 	first := strings.TrimSpace(parts[0])
@@ -350,18 +547,27 @@ func ParseLayout(s string) (Layout, error) {
 		base = TwitterLayout()
 	}
 	if !named && !strings.Contains(first, "=") {
-		return Layout{}, &LayoutError{Field: "preset", Reason: fmt.Sprintf("%q is not twitter, sonyflake or js-safe, nor a key=value pair", first)}
+		return Layout{}, &LayoutError{Field: "preset", Reason: fmt.Sprintf("%q is not %s, nor a key=value pair", first, presetNames)}
 	}
 	if len(parts) == 0 {
 		return base, nil
 	}
 	spec := base.Spec()
-	for _, part := range parts {
-		key, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+	for i := 0; i < len(parts); i++ {
+		key, val, ok := strings.Cut(strings.TrimSpace(parts[i]), "=")
 		if !ok {
-			return Layout{}, &LayoutError{Field: strings.TrimSpace(part), Reason: "want key=value"}
+			return Layout{}, &LayoutError{Field: strings.TrimSpace(parts[i]), Reason: "want key=value"}
 		}
-		if err := setLayoutKey(&spec, key, val); err != nil {
+		if strings.TrimSpace(key) == "order" {
+			// The order's value has commas of its own: it takes the
+			// next two parts, the field names after the first.
+			if i+2 >= len(parts) {
+				return Layout{}, &LayoutError{Field: "order", Reason: fmt.Sprintf("%q: want order=time,node,seq or order=time,seq,node", strings.Join(parts[i:], ","))}
+			}
+			val = strings.Join(append([]string{val}, parts[i+1:i+3]...), ",")
+			i += 2
+		}
+		if err := setLayoutKey(&spec, strings.TrimSpace(key), val); err != nil {
 			return Layout{}, err
 		}
 	}
@@ -384,6 +590,13 @@ func setLayoutKey(spec *LayoutSpec, key, val string) error {
 		}
 		spec.Unit = d
 		return nil
+	case "order":
+		o, err := ParseOrder(val)
+		if err != nil {
+			return err
+		}
+		spec.Order = o
+		return nil
 	}
 	var field *int
 	switch key {
@@ -401,7 +614,7 @@ func setLayoutKey(spec *LayoutSpec, key, val string) error {
 	case "width":
 		field = &spec.Width
 	default:
-		return &LayoutError{Field: key, Reason: "unknown key; want epoch, unit, time, dc, worker, node, seq or width"}
+		return &LayoutError{Field: key, Reason: "unknown key; want epoch, unit, time, dc, worker, node, seq, width or order"}
 	}
 	n, err := strconv.Atoi(val)
 	if err != nil {

@@ -22,6 +22,9 @@ type config struct {
 	lease    Lease
 	hooks    []func(RollbackEvent)
 	err      error
+
+	existing    ID   // WithExistingID
+	existingSet bool // WithExistingID was given
 }
 
 type optionFunc func(*config)
@@ -102,5 +105,29 @@ func WithLease(l Lease) Option {
 			return
 		}
 		cfg.lease = l
+	})
+}
+
+// WithExistingID makes [New] refuse to start a generator whose first ID
+// could sort at or below id, the greatest ID already in use — typically
+// MAX(id) read from the table the IDs go to, when switching to a new
+// layout, epoch or node id. The first ID is taken as the smallest the
+// generator could issue: at the clock's tick (or after a loaded high-water
+// mark), on its node, with sequence 0. New then fails with an
+// [*ExistingIDError] matching [ErrBelowExisting]; a negative id makes it
+// fail with [ErrInvalidOption].
+//
+// The check is made once, in New, against the first ID. Later IDs are
+// above it, except that a rollback soon after the start can take a ring
+// strategy to ticks before it (see package strategies); a strategy
+// without the ring never goes there. [CheckMigration] checks a switch
+// between two layouts without a generator.
+func WithExistingID(id ID) Option {
+	return optionFunc(func(cfg *config) {
+		if id < 0 {
+			invalidOption(cfg, "WithExistingID(%d): IDs are never negative", id)
+			return
+		}
+		cfg.existing, cfg.existingSet = id, true
 	})
 }

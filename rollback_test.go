@@ -25,7 +25,9 @@ var start = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 // scenario is a clock-skew story told to one generator. Every call is
 // checked against its strategy's promises by the checker (harness_test.go);
 // on top, the scenario says which strategies must fail some calls and which
-// must issue some IDs out of order (proving the ring was used).
+// must issue some IDs out of order (proving the ring was used). Stories
+// count time in c.ms, one tick of the layout: the same story in ticks on
+// Twitter's 1 ms layout and on Sonyflake's 10 ms one.
 type scenario struct {
 	name       string
 	play       func(c *checker)
@@ -45,7 +47,7 @@ var scenarios = []scenario{
 		name: "small step back (-3ms)",
 		play: func(c *checker) {
 			c.run(20, 10)
-			c.step(-3 * time.Millisecond)
+			c.step(-3 * c.ms)
 			c.run(20, 10)
 		},
 		wantErrors: failFast,
@@ -55,7 +57,7 @@ var scenarios = []scenario{
 		name: "step beyond the wait limit (-50ms)",
 		play: func(c *checker) {
 			c.run(100, 10)
-			c.step(-50 * time.Millisecond)
+			c.step(-50 * c.ms)
 			c.run(100, 10)
 		},
 		wantErrors: failBeyond5ms,
@@ -65,7 +67,7 @@ var scenarios = []scenario{
 		name: "step longer than the ring window (-2s)",
 		play: func(c *checker) {
 			c.run(400, 5)
-			c.step(-2 * time.Second)
+			c.step(-2000 * c.ms)
 			c.run(2100, 5)
 		},
 		// logical:1s cannot absorb 2s; the chains behind a ring can.
@@ -77,7 +79,7 @@ var scenarios = []scenario{
 		play: func(c *checker) {
 			for range 10 {
 				c.run(15, 8)
-				c.step(-2 * time.Millisecond)
+				c.step(-2 * c.ms)
 			}
 			c.run(30, 8)
 		},
@@ -87,9 +89,9 @@ var scenarios = []scenario{
 	{
 		name: "step back during sequence overflow",
 		play: func(c *checker) {
-			c.issue(3 * 4096) // saturate: overflow waits move the clock on
-			c.step(-3 * time.Millisecond)
-			c.issue(3 * 4096)
+			c.issue(3 * c.perTick()) // saturate: overflow waits move the clock on
+			c.step(-3 * c.ms)
+			c.issue(3 * c.perTick())
 			c.run(10, 10)
 		},
 		// The ring has no spare room in saturated ticks, so the ring alone
@@ -101,7 +103,7 @@ var scenarios = []scenario{
 		play: func(c *checker) {
 			// The clock starts at tick 768 of this scenario's layout.
 			c.issue(4096 + 1) // (768, 0..4095), then the overflow wait gives (769, 0)
-			c.step(-5 * time.Millisecond)
+			c.step(-5 * c.ms)
 			c.run(8, 3) // ticks 764..771: passing 768 and 769 again
 		},
 		wantErrors: failFast,
@@ -112,9 +114,9 @@ var scenarios = []scenario{
 		name: "forward jump then step back (VM resume, then NTP)",
 		play: func(c *checker) {
 			c.run(10, 10)
-			c.step(30 * time.Second)
+			c.step(30000 * c.ms)
 			c.run(10, 10)
-			c.step(-30*time.Second + 20*time.Millisecond)
+			c.step(-30000*c.ms + 20*c.ms)
 			c.run(50, 10)
 		},
 		// 30 s back is beyond every wait and lead; the ring still has the
@@ -126,7 +128,7 @@ var scenarios = []scenario{
 		name: "step back to before the epoch",
 		play: func(c *checker) {
 			c.run(5, 3)
-			c.step(-(start.Sub(ringflake.TwitterLayout().Epoch()) + time.Hour))
+			c.step(-(start.Sub(c.layout.Epoch()) + time.Hour))
 			c.run(5, 3)
 		},
 		wantErrors: []string{"error", "wait:5ms", "logical:1s", "wait:5ms,logical:200ms"},
@@ -138,7 +140,7 @@ var scenarios = []scenario{
 			store := ringflake.NewFileMarkStore(filepath.Join(c.t.TempDir(), "mark"))
 			c.restart(store, false) // the first run keeps its mark too
 			c.run(50, 10)
-			c.step(-50 * time.Millisecond)
+			c.step(-50 * c.ms)
 			c.run(5, 10)
 			c.restart(store, false)
 			// The crashed run's mark was written a second ahead: every
@@ -154,7 +156,7 @@ var scenarios = []scenario{
 			store := ringflake.NewFileMarkStore(filepath.Join(c.t.TempDir(), "mark"))
 			c.restart(store, false)
 			c.run(50, 10)
-			c.step(-50 * time.Millisecond)
+			c.step(-50 * c.ms)
 			c.run(5, 10)
 			c.restart(store, true)
 			// Close saved the exact mark: 50ms ahead of the clock. The
@@ -167,8 +169,8 @@ var scenarios = []scenario{
 	{
 		name: "jitter of ±2ms",
 		play: func(c *checker) {
-			c.exact, c.slack = false, 2*time.Millisecond
-			require.NoError(c.t, c.clk.SetJitter(2*time.Millisecond, 42))
+			c.exact, c.slack = false, 2*c.ms
+			require.NoError(c.t, c.clk.SetJitter(2*c.ms, 42))
 			c.run(300, 4)
 		},
 		wantErrors: failFast,
@@ -179,7 +181,7 @@ var scenarios = []scenario{
 		play: func(c *checker) {
 			c.run(10, 5)
 			c.exact = false
-			c.clk.Freeze(20 * time.Millisecond)
+			c.clk.Freeze(20 * c.ms)
 			c.run(40, 5)
 		},
 		// A freeze is not a step back: the wall clock stands still, and
@@ -205,36 +207,43 @@ var seedLayout = func() ringflake.Layout {
 	return l
 }()
 
-// layoutFor returns the layout a scenario runs on.
-func layoutFor(sc scenario) ringflake.Layout {
+// suiteLayouts are the layouts every scenario without a layout of its own
+// runs on: Twitter's (time | node | sequence, 1 ms) and Sonyflake's (time |
+// sequence | node, 10 ms, 8-bit sequence). The ring and the strategies do
+// not know the field order; the checker reads each ID's node back.
+var suiteLayouts = []ringflake.Layout{ringflake.TwitterLayout(), ringflake.SonyflakeLayout()}
+
+// layoutsFor returns the layouts a scenario runs on.
+func layoutsFor(sc scenario) []ringflake.Layout {
 	if sc.layout.IsZero() {
-		return ringflake.TwitterLayout()
+		return suiteLayouts
 	}
-	return sc.layout
+	return []ringflake.Layout{sc.layout}
 }
 
 func TestRollbackScenarios(t *testing.T) {
 	runs := 0
 	for _, sc := range scenarios {
-		for _, mode := range clockModes(time.Millisecond) {
-			for _, strat := range strategyCases {
-				t.Run(fmt.Sprintf("%s/%s/%s", sc.name, mode.name, strat.name), func(t *testing.T) {
-					runs++
-					layout := layoutFor(sc)
-					c := newChecker(t, simclock.New(start), strat, mode, layout, 7)
-					sc.play(c)
-					require.NoError(t, c.gen.Close(context.Background())) // ends mark saves in flight
+		for _, layout := range layoutsFor(sc) {
+			for _, mode := range clockModes(layout.Unit()) {
+				for _, strat := range strategyCases {
+					t.Run(fmt.Sprintf("%s/%s/%s/%s", sc.name, layout, mode.name, strat.name), func(t *testing.T) {
+						runs++
+						c := newChecker(t, simclock.New(start), strat, mode, layout, 7)
+						sc.play(c)
+						require.NoError(t, c.gen.Close(context.Background())) // ends mark saves in flight
 
-					if contains(sc.wantErrors, strat.name) {
-						assert.Positive(t, c.errorCount(), "this strategy must fail some calls here")
-					} else {
-						assert.Zero(t, c.errorCount(), "this strategy must stay available here: %v", c.errs)
-					}
-					if contains(sc.wantOrder, strat.name) {
-						assert.Positive(t, c.outOfOrder, "the ring should have reused earlier ticks")
-					}
-					assert.Positive(t, c.issued)
-				})
+						if contains(sc.wantErrors, strat.name) {
+							assert.Positive(t, c.errorCount(), "this strategy must fail some calls here")
+						} else {
+							assert.Zero(t, c.errorCount(), "this strategy must stay available here: %v", c.errs)
+						}
+						if contains(sc.wantOrder, strat.name) {
+							assert.Positive(t, c.outOfOrder, "the ring should have reused earlier ticks")
+						}
+						assert.Positive(t, c.issued)
+					})
+				}
 			}
 		}
 	}

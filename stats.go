@@ -56,6 +56,13 @@ type Stats struct {
 	// rollback is under way, negative (a lag) otherwise. It is zero
 	// before the first ID.
 	Lead time.Duration
+
+	// TimeLeft is, when Stats was called, how long the generator's clock
+	// has until the layout runs out (the end of its last tick, after
+	// which Next fails with ErrLayoutExpired); zero once it has. Alert on
+	// it long before it nears zero: changing a layout means a migration
+	// (see CheckMigration).
+	TimeLeft time.Duration
 }
 
 // ErrorCounts counts a generator's failed calls by the sentinel their
@@ -172,6 +179,7 @@ func (g *Generator) Stats() Stats {
 	if newest := g.newest.Load(); newest >= 0 {
 		s.Lead = g.layout.TickTime(newest).Sub(g.src.clock.Now())
 	}
+	s.TimeLeft = g.layout.timeLeft(g.src.clock.Now())
 	return s
 }
 

@@ -14,4 +14,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	github.com/benbjohnson/clock v1.3.5 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)

@@ -35,7 +35,7 @@ type Collector struct {
 
 	issued, rollbacks, ringReuses, borrowed      *prometheus.Desc
 	waits, waited, tickWaits, tickWaited, errors *prometheus.Desc
-	largestRollback, maxLead, lead               *prometheus.Desc
+	largestRollback, maxLead, lead, timeLeft     *prometheus.Desc
 }
 
 // NewCollector returns a collector of g's counters; labels, which may be
@@ -65,6 +65,7 @@ func NewCollector(g *ringflake.Generator, labels prometheus.Labels) (*Collector,
 		tickWaited:      d("tick_wait_seconds_total", "Time spent waiting for the next tick."),
 		errors:          d("errors_total", "Failed calls by kind.", "kind"),
 		lead:            d("lead_seconds", "How far the newest ID is stamped ahead of the clock (negative: behind)."),
+		timeLeft:        d("layout_time_left_seconds", "Time until the layout runs out (the end of its last tick); 0 once it has."),
 	}
 	if err := checkDescs(c); err != nil {
 		return nil, err
@@ -85,7 +86,7 @@ func checkDescs(c prometheus.Collector) error {
 // Describe sends the descriptors of every metric.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.issued, c.rollbacks, c.largestRollback, c.ringReuses, c.borrowed,
-		c.maxLead, c.waits, c.waited, c.tickWaits, c.tickWaited, c.errors, c.lead} {
+		c.maxLead, c.waits, c.waited, c.tickWaits, c.tickWaited, c.errors, c.lead, c.timeLeft} {
 		ch <- d
 	}
 }
@@ -117,4 +118,5 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		counter(c.errors, float64(n), kind)
 	}
 	gauge(c.lead, s.Lead.Seconds())
+	gauge(c.timeLeft, s.TimeLeft.Seconds())
 }

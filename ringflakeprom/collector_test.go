@@ -57,13 +57,16 @@ ringflake_errors_total{kind="expired",node="3"} 0
 ringflake_errors_total{kind="lease_lost",node="3"} 0
 ringflake_errors_total{kind="other",node="3"} 0
 ringflake_errors_total{kind="rollback",node="3"} 0
+# HELP ringflake_layout_time_left_seconds Time until the layout runs out (the end of its last tick); 0 once it has.
+# TYPE ringflake_layout_time_left_seconds gauge
+ringflake_layout_time_left_seconds{node="3"} 1.69250943021e+09
 `
 	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(expected),
 		"ringflake_ids_issued_total", "ringflake_clock_rollbacks_total", "ringflake_clock_rollback_largest_seconds",
-		"ringflake_ring_reuses_total", "ringflake_errors_total"))
+		"ringflake_ring_reuses_total", "ringflake_errors_total", "ringflake_layout_time_left_seconds"))
 	unlabelled, err := ringflakeprom.NewCollector(g, nil)
 	require.NoError(t, err)
-	require.Equal(t, 12, testutil.CollectAndCount(unlabelled)-6, "12 metric families, errors_total with 7 kinds")
+	require.Equal(t, 13, testutil.CollectAndCount(unlabelled)-6, "13 metric families, errors_total with 7 kinds")
 }
 
 func TestNewCollectorRejects(t *testing.T) {

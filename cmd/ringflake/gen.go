@@ -17,7 +17,7 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	state := fs.String("state", "", "file keeping the high-water mark between runs, so that a restart never reissues an ID (with a fixed node id)")
 	layoutFlag := fs.String("layout", "twitter", "layout: twitter, sonyflake, js-safe, or key=value,... (see ringflake.ParseLayout)")
 	strategyFlag := fs.String("strategy", strategies.Default().String(), "rollback strategy, e.g. error, wait:5ms, logical:1s, ring, or a chain")
-	formatFlag := fs.String("format", "dec", "encoding of the IDs: dec, hex, base32, base58, base62 or base64")
+	formatFlag := fs.String("format", "dec", formatHelp)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return usagef("-strategy: %v", err)
 	}
-	enc, err := ringflake.ParseEncoding(*formatFlag)
+	format, err := parseFormat(*formatFlag, layout)
 	if err != nil {
 		return usagef("-format: %v", err)
 	}
@@ -66,11 +66,11 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, g.Close(ctx)) }() // saves the exact mark, if any
-	return write(g, *n, enc, stdout)
+	return write(g, *n, format, stdout)
 }
 
 // write prints n IDs from g, one per line.
-func write(g *ringflake.Generator, n int, enc ringflake.Encoding, stdout io.Writer) error {
+func write(g *ringflake.Generator, n int, format idFormat, stdout io.Writer) error {
 	w := bufio.NewWriter(stdout)
 	buf := make([]byte, 0, 24)
 	for range n {
@@ -79,7 +79,10 @@ func write(g *ringflake.Generator, n int, enc ringflake.Encoding, stdout io.Writ
 			_ = w.Flush()
 			return err
 		}
-		buf = enc.Append(buf[:0], id)
+		if buf, err = format.append(buf[:0], id); err != nil {
+			_ = w.Flush()
+			return err
+		}
 		buf = append(buf, '\n')
 		if _, err := w.Write(buf); err != nil {
 			return err

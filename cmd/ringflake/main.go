@@ -6,23 +6,43 @@
 //	ringflake parse [-layout LAYOUT] [-format FORMAT] [-json] ID...
 //	ringflake replay [-strategy STRATEGY | -all-strategies] [-format table|json] [-plot FILE|DIR] FILE...
 //	ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate RATE]
+//	ringflake bounds FROM TO [-layout LAYOUT] [-format FORMAT]
+//	ringflake plan -nodes N -rate R/s -years Y [-unit U] [-epoch T]
+//	ringflake migrate-check -from LAYOUT -to LAYOUT -at TIME
 //
 // gen prints COUNT new IDs, one per line. parse prints the time (RFC 3339,
 // UTC), node and sequence of each ID. LAYOUT is a preset (twitter,
-// sonyflake, js-safe) or a key=value list (see ringflake.ParseLayout);
+// sonyflake, sonyflake-v2, discord, js-safe) or a key=value list (see
+// ringflake.ParseLayout);
 // STRATEGY is a strategy string such as "ring,wait:5ms,error" (see
 // strategies.Parse). FORMAT is an ID encoding: dec (the default), hex,
-// base32, base58, base62 or base64 (see ringflake.Encoding); parse also
-// reads an ID written NAME:TEXT in encoding NAME, and 0x... as hex, and
-// with -json prints one JSON object per ID.
+// base32, base58, base62, base64, or bwmarrin/snowflake's base2, base36,
+// base58-flickr and zbase32 (see ringflake.Encoding; base58 and
+// base58-flickr read each other's text as other IDs); or serial:PATTERN,
+// serial numbers such as serial:PAY{time:20060102150405.000}{node}{seq}
+// with the time in UTC (see ringflake.NewSerialFormat). parse also reads
+// an ID written NAME:TEXT in encoding NAME, and 0x... as hex (not with a
+// serial FORMAT, whose text is read whole), and with -json prints one
+// JSON object per ID.
 //
 // replay replays clock-skew scenario files (see package scenario) on a
 // simulated clock against strategies and reports what each did; record
 // samples this host's wall clock against its monotonic clock and writes
 // the steps, freezes and drifts it sees as a scenario file.
 //
+// bounds prints the smallest ID of FROM's tick and the largest of TO's
+// tick (RFC 3339 times), one per line, for WHERE id BETWEEN lo AND hi.
+// plan prints the 63-bit layouts that fit N nodes issuing up to R IDs per
+// second each for Y years, best first, one layout string per line followed
+// by a tab and its headroom; it fails saying which bits are short when none
+// fits. migrate-check says whether every ID of the layout -to issued from
+// TIME on sorts above every ID the layout -from could have issued before
+// it, and otherwise fails naming the two IDs where the order breaks and the
+// earliest cut-over that keeps it.
+//
 // Exit status: 0 on success, 1 when the work failed (a bad ID, a generator
-// error), 2 on a usage error.
+// error, a layout that does not fit, an order that breaks), 2 on a usage
+// error.
 package main
 
 import (
@@ -39,7 +59,12 @@ func main() {
 }
 
 // usageError is an error the user fixes by changing the command line.
-type usageError struct{ msg string }
+// run prints the usage after it unless brief is set: a bad value (a
+// layout, a time) is clearer on one line of its own.
+type usageError struct {
+	msg   string
+	brief bool
+}
 
 func (e *usageError) Error() string { return e.msg }
 
@@ -54,12 +79,25 @@ func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
+// badValuef returns a usageError about a value on the command line, which
+// run prints on one line, without the usage.
+func badValuef(format string, args ...any) error {
+	err := usagef(format, args...).(*usageError)
+	err.brief = true
+	return err
+}
+
 const usage = `usage:
   ringflake gen [-n COUNT] [-node NODE] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-format FORMAT]
   ringflake parse [-layout LAYOUT] [-format FORMAT] [-json] ID...
   ringflake replay [-strategy STRATEGY | -all-strategies] [-format table|json] [-plot FILE|DIR] FILE...
   ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate RATE]
+  ringflake bounds FROM TO [-layout LAYOUT] [-format FORMAT]
+  ringflake plan -nodes N -rate R/s -years Y [-unit U] [-epoch T]
+  ringflake migrate-check -from LAYOUT -to LAYOUT -at TIME
 
+FORMAT is an encoding (dec, hex, base32, base58, base62, base64, base2, base36,
+base58-flickr, zbase32) or serial:PATTERN, e.g. 'serial:PAY{time:20060102150405.000}{node}{seq}'.
 Run "ringflake COMMAND -h" for a command's flags.
 `
 
@@ -80,6 +118,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = replay(args[1:], stdout, stderr)
 	case "record":
 		err = record(args[1:], stdout, stderr)
+	case "bounds":
+		err = bounds(args[1:], stdout, stderr)
+	case "plan":
+		err = plan(args[1:], stdout, stderr)
+	case "migrate-check":
+		err = migrateCheck(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -90,6 +134,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, &ue) && ue.brief:
+		fmt.Fprintf(stderr, "ringflake: %v\n", err)
+		return 2
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "ringflake: %v\n%s", err, usage)
 		return 2

@@ -67,9 +67,16 @@ node      1 (datacenter 0, worker 1)
 sequence  0
 `, out)
 
-	code, out, errOut = runCLI("parse", "-layout", "sonyflake", "300")
+	// A Sonyflake ID of machine 1, sequence 0, 50 units after the start
+	// (sony/sonyflake's TestSonyflakeOnce; issue 18).
+	code, out, errOut = runCLI("parse", "-layout", "sonyflake", "838860801")
 	require.Equal(t, 0, code, errOut)
-	assert.Equal(t, "id        300\ntime      2014-09-01T00:00:00Z\nnode      1\nsequence  44\n", out)
+	assert.Equal(t, "id        838860801\ntime      2014-09-01T00:00:00.5Z\nnode      1\nsequence  0\n", out)
+
+	// Discord's documented example, worker and process as datacenter and worker.
+	code, out, errOut = runCLI("parse", "-layout", "discord", "175928847299117063")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, "id        175928847299117063\ntime      2016-04-30T11:18:25.796Z\nnode      32 (datacenter 1, worker 0)\nsequence  7\n", out)
 }
 
 func TestErrors(t *testing.T) {
@@ -155,6 +162,15 @@ func TestParseFormats(t *testing.T) {
 		{"base64 by flag", []string{"-format", "base64", "FWWhH2IXoAA"}},
 		{"base64 by name", []string{"base64:FWWhH2IXoAA"}},
 		{"name beats flag", []string{"-format", "base58", "dec:1541815603606036480"}},
+		{"base2 by flag", []string{"-format", "base2", "1010101100101101000010001111101100010000101111010000000000000"}},
+		{"base36 by flag", []string{"-format", "base36", "bppc0m3ju134"}},
+		{"base36 by name", []string{"base36:bppc0m3ju134"}},
+		{"base58-flickr by flag", []string{"-format", "base58-flickr", "4zzv4rZaYpj"}},
+		{"base58-flickr by name", []string{"base58-flickr:4zzv4rZaYpj"}},
+		{"zbase32 by flag", []string{"-format", "zbase32", "bk3pbd7tbxeyy"}},
+		{"zbase32 by name", []string{"zbase32:bk3pbd7tbxeyy"}},
+		{"serial number", []string{"-format", "serial:PAY{time:20060102150405.000}{node:4}{seq:4}", "PAY20220628160740.10503780000"}},
+		{"serial number with colons", []string{"-format", "serial:{time:2006-01-02T15:04:05.000Z}/{node}/{seq}", "2022-06-28T16:07:40.105Z/0378/0000"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCLI(append([]string{"parse"}, tc.args...)...)
@@ -166,6 +182,51 @@ func TestParseFormats(t *testing.T) {
 
 // With base58, base62 and base64, whose alphabets have an x, 0x is data,
 // not a prefix.
+// bwmarrin's Base58 text, read as the issue's trap: with base58-flickr it
+// is bwmarrin's ID, with base58 another, valid one.
+func TestParseBwmarrinBase58(t *testing.T) {
+	code, out, errOut := runCLI("parse", "-format", "base58-flickr", "4jgmnx8Js8A")
+	require.Equal(t, 0, code, errOut)
+	assert.True(t, strings.HasPrefix(out, "id        1428076403798048768\n"), out)
+	code, out, errOut = runCLI("parse", "base58:4jgmnx8Js8A")
+	require.Equal(t, 0, code, errOut)
+	assert.True(t, strings.HasPrefix(out, "id        1609467648527167071\n"), out)
+}
+
+// gen writes serial numbers of one width that parse back to IDs of the
+// node, in order, and parse reads them.
+func TestGenSerial(t *testing.T) {
+	for _, tc := range []struct{ layout, format string }{
+		{"twitter", "serial:PAY{time:20060102150405.000}{node}{seq}"},
+		{"sonyflake", "serial:PAY{time:20060102150405.000}{seq}{node}"}, // Sonyflake keeps the sequence above the machine
+		{"js-safe", "serial:PAY{time:20060102150405.000}{node}{seq}"},
+	} {
+		layout, format := tc.layout, tc.format
+		t.Run(layout, func(t *testing.T) {
+			l, err := ringflake.ParseLayout(layout)
+			require.NoError(t, err)
+			sf, err := ringflake.NewSerialFormat(strings.TrimPrefix(format, "serial:"), l)
+			require.NoError(t, err)
+			code, out, errOut := runCLI("gen", "-n", "20", "-node", "3", "-layout", layout, "-format", format)
+			require.Equal(t, 0, code, errOut)
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			require.Len(t, lines, 20)
+			var prev string
+			for _, line := range lines {
+				assert.Len(t, line, sf.Width())
+				assert.Greater(t, line, prev)
+				id, err := sf.Parse(line)
+				require.NoError(t, err, line)
+				assert.Equal(t, int64(3), id.Node(l))
+				prev = line
+			}
+			code, out, errOut = runCLI("parse", "-layout", layout, "-format", format, lines[0])
+			require.Equal(t, 0, code, errOut)
+			assert.Contains(t, out, "node      3")
+		})
+	}
+}
+
 func TestParse0xIsDataInBase62(t *testing.T) {
 	want, err := ringflake.Base62Encoding().Parse("0x123456789")
 	require.NoError(t, err)
@@ -181,7 +242,7 @@ func TestParseJSON(t *testing.T) {
 {"id":"1","time":"2010-11-04T01:42:54.657Z","tick":0,"node":0,"datacenter":0,"worker":0,"sequence":1}
 `, out)
 
-	code, out, errOut = runCLI("parse", "-json", "-layout", "sonyflake", "300")
+	code, out, errOut = runCLI("parse", "-json", "-layout", "sonyflake,order=time,node,seq", "300")
 	require.Equal(t, 0, code, errOut)
 	assert.Equal(t, `{"id":"300","time":"2014-09-01T00:00:00Z","tick":0,"node":1,"sequence":44}`+"\n", out)
 
@@ -200,9 +261,16 @@ func TestFormatErrors(t *testing.T) {
 		code int
 		want string // a fragment of stderr naming the problem
 	}{
-		{"gen with an unknown format", []string{"gen", "-format", "base36"}, 2, `-format: unknown encoding "base36"`},
+		{"gen with an unknown format", []string{"gen", "-format", "base16"}, 2, `-format: unknown encoding "base16"`},
 		{"parse with an unknown format", []string{"parse", "-format", "decimal", "1"}, 2, `-format: unknown encoding "decimal"`},
-		{"unknown encoding name", []string{"parse", "base36:xyz"}, 1, `unknown encoding "base36"`},
+		{"unknown encoding name", []string{"parse", "base16:xyz"}, 1, `unknown encoding "base16"`},
+		{"gen with a serial format that loses bits", []string{"gen", "-format", "serial:PAY{time:20060102150405}{node}{seq}"}, 2,
+			`-format: invalid serial format "PAY{time:20060102150405}{node}{seq}": the time shows 1s steps`},
+		{"parse with a serial format too narrow for the layout", []string{"parse", "-layout", "sonyflake", "-format", "serial:{time:20060102150405.000}{node:4}{seq}", "1"}, 2,
+			`{node:4} is too narrow: the layout's largest node number, 65535, takes 5 digits at offset 25`},
+		{"not a serial number", []string{"parse", "-format", "serial:PAY{time:20060102150405.000}{node}{seq}", "PAY20221328160740.10503780000"}, 1,
+			`invalid ID "PAY20221328160740.10503780000": month 13 out of range [01, 12] at offset 7`},
+		{"base58-flickr is not base58", []string{"parse", "-format", "base58-flickr", "4aaW4SzAyQl"}, 1, "not a base58-flickr digit 'l' at offset 10"},
 		{"not base58", []string{"parse", "-format", "base58", "4aaW4SzAyQl"}, 1, "not a base58 digit 'l' at offset 10"},
 		{"hex too long", []string{"parse", "0x1ffffffffffffffff"}, 1, "17 characters after 0x, want 1 to 16 hex digits"},
 		{"base32 too large", []string{"parse", "base32:8000000000000"}, 1, "larger than 2^63-1"},

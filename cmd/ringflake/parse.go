@@ -15,9 +15,10 @@ import (
 func parse(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("parse", stderr)
 	layoutFlag := fs.String("layout", "twitter", "layout the IDs were made with: twitter, sonyflake, js-safe, or key=value,...")
-	formatFlag := fs.String("format", "dec", "encoding of the IDs: dec, hex, base32, base58, base62 or base64;\n"+
-		"an ID written NAME:TEXT (base58:4aaW4SzAyQK) is in encoding NAME whatever the flag says,\n"+
-		"and with dec or hex an ID written 0x and 1 to 16 hex digits (0xff) is hex")
+	formatFlag := fs.String("format", "dec", formatHelp+";\n"+
+		"unless it is a serial number format, an ID written NAME:TEXT (base58:4aaW4SzAyQK) is in\n"+
+		"encoding NAME whatever the flag says, and with dec or hex an ID written 0x and 1 to 16\n"+
+		"hex digits (0xff) is hex")
 	jsonFlag := fs.Bool("json", false, "print each ID as a JSON object on a line of its own")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -29,14 +30,14 @@ func parse(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("-layout: %v", err)
 	}
-	enc, err := ringflake.ParseEncoding(*formatFlag)
+	format, err := parseFormat(*formatFlag, layout)
 	if err != nil {
 		return usagef("-format: %v", err)
 	}
 	split := layout.Spec().DatacenterBits > 0
 	out := json.NewEncoder(stdout)
 	for i, s := range fs.Args() {
-		id, err := parseID(s, enc)
+		id, err := format.parse(s)
 		if err != nil {
 			return err
 		}
@@ -63,6 +64,58 @@ func parse(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "sequence  %d\n", p.Sequence)
 	}
 	return nil
+}
+
+// formatHelp describes the -format flag of gen and parse.
+var formatHelp = "ID format: an encoding (" + encodingNames() + "; see ringflake.Encoding),\n" +
+	"or serial:PATTERN for serial numbers such as serial:PAY{time:20060102150405.000}{node}{seq}\n" +
+	"(see ringflake.NewSerialFormat; the time is UTC)"
+
+// encodingNames lists the encodings' names: "dec, hex, … or zbase32".
+func encodingNames() string {
+	var names []string
+	for _, enc := range ringflake.Encodings() {
+		names = append(names, enc.String())
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// idFormat is how gen writes IDs and parse reads them: in an encoding, or
+// as serial numbers.
+type idFormat struct {
+	enc    ringflake.Encoding
+	serial *ringflake.SerialFormat // nil for an encoding
+}
+
+// parseFormat reads a -format value for IDs of layout: an encoding's name,
+// or serial:PATTERN.
+func parseFormat(s string, layout ringflake.Layout) (idFormat, error) {
+	if pattern, ok := strings.CutPrefix(s, "serial:"); ok {
+		sf, err := ringflake.NewSerialFormat(pattern, layout)
+		if err != nil {
+			return idFormat{}, err
+		}
+		return idFormat{serial: &sf}, nil
+	}
+	enc, err := ringflake.ParseEncoding(s)
+	return idFormat{enc: enc}, err
+}
+
+// append appends id to dst in the format.
+func (f idFormat) append(dst []byte, id ringflake.ID) ([]byte, error) {
+	if f.serial != nil {
+		return f.serial.Append(dst, id)
+	}
+	return f.enc.Append(dst, id), nil
+}
+
+// parse reads an ID as the user typed it: a serial number whole (its text
+// may hold colons), otherwise as parseID does.
+func (f idFormat) parse(s string) (ringflake.ID, error) {
+	if f.serial != nil {
+		return f.serial.Parse(s)
+	}
+	return parseID(s, f.enc)
 }
 
 // parseID reads s in enc unless s says its own encoding: NAME:TEXT names
