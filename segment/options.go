@@ -13,7 +13,8 @@ type Option interface {
 	apply(*config)
 }
 
-// Defaults of the options; they are Leaf's.
+// Defaults of the options. The step, its maximum, the target duration and
+// the prefetch fraction are Leaf's.
 const (
 	DefaultStep           = 1000             // step of a new row
 	DefaultMaxStep        = 1_000_000        // largest adaptive step
