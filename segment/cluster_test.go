@@ -3,6 +3,7 @@ package segment_test
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -12,8 +13,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/ringflake/ringflake/internal/leasetest"
 )
 
 // A cluster is a PostgreSQL server of a test's own, in a temporary
@@ -34,7 +33,7 @@ type cluster struct {
 // test ends.
 func startCluster(t *testing.T, opts ...string) *cluster {
 	t.Helper()
-	c := &cluster{bin: requireEnv(t, bindirEnv), port: leasetest.FreePort(t), opts: opts}
+	c := &cluster{bin: requireEnv(t, bindirEnv), port: freePort(t), opts: opts}
 	dir, err := os.MkdirTemp("", "ringflake-segment-pg.")
 	require.NoError(t, err)
 	c.dir = dir
@@ -115,4 +114,14 @@ func (c *cluster) command(prog string, args ...string) *exec.Cmd {
 		return exec.Command("runuser", append([]string{"-u", "postgres", "--", path}, args...)...)
 	}
 	return exec.Command(path, args...)
+}
+
+// freePort returns a TCP port that nothing on 127.0.0.1 listened on a
+// moment ago, for a server the test starts.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
