@@ -195,6 +195,13 @@ func (e *MarkMismatchError) Error() string {
 // Is reports whether target is [ErrMarkMismatch].
 func (e *MarkMismatchError) Is(target error) bool { return target == ErrMarkMismatch }
 
+// ErrMarkNotSaved is matched by the error of a call (or of [New], or
+// [Generator.Close]) that needed a later high-water mark, or the exact one,
+// and the [MarkStore] could not save it: the store's error is wrapped too
+// (errors.Is and errors.As reach it). Nothing is issued past a mark that
+// is not saved; the next call that needs the mark tries again.
+var ErrMarkNotSaved = errors.New("ringflake: high-water mark not saved")
+
 // ErrClosed is returned by [Generator.Next] after [Generator.Close].
 var ErrClosed = errors.New("ringflake: generator closed")
 

@@ -209,8 +209,8 @@ func (g *Generator) Next() (ID, error) { return g.NextContext(context.Background
 //   - [ErrLeaseLost] while the [Lease] does not hold the node id;
 //   - [ErrClosed] after [Generator.Close], or when Close ends the call's
 //     wait;
-//   - the [MarkStore]'s error when a call needs a later high-water mark
-//     and it cannot be saved;
+//   - [ErrMarkNotSaved], wrapping the [MarkStore]'s error, when a call
+//     needs a later high-water mark and it cannot be saved;
 //   - ctx.Err() when ctx ends while the call waits.
 func (g *Generator) NextContext(ctx context.Context) (ID, error) {
 	var (
@@ -309,7 +309,7 @@ func (g *Generator) Close(ctx context.Context) error {
 	_, now := g.src.readTick()
 	mark := g.markOf(max(newest, g.mark.reserved), max(newest, now))
 	if err := g.mark.store.SaveMark(ctx, mark); err != nil {
-		return errors.Join(fmt.Errorf("ringflake: saving the high-water mark: %w", err), g.releaseMark())
+		return errors.Join(fmt.Errorf("%w: %w", ErrMarkNotSaved, err), g.releaseMark())
 	}
 	return g.releaseMark()
 }

@@ -44,8 +44,9 @@ func keyOf(g *Generator) nodeKey {
 }
 
 // claimNode registers g as its node's live generator, or returns a
-// [*NodeInUseError] — after releasing the mark store New held — when
-// another live generator has it. Generators on a clock given with
+// [*NodeInUseError] when another live generator has it. New claims the
+// node before it touches the mark store, so that a second generator on
+// the node never saves into a store. Generators on a clock given with
 // WithClock are not registered: tests build many on simulated clocks.
 func (g *Generator) claimNode() error {
 	if !g.src.sys {

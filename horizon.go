@@ -122,7 +122,7 @@ func (g *Generator) saveMark(tick int64) (<-chan struct{}, error) {
 			m.hard.Store(max(m.hard.Load(), target))
 			g.setHorizon()
 		} else {
-			err = fmt.Errorf("ringflake: saving the high-water mark: %w", err)
+			err = fmt.Errorf("%w: %w", ErrMarkNotSaved, err)
 		}
 		m.err = err
 		m.saving = nil
@@ -215,7 +215,7 @@ func (g *Generator) loadMark(ctx context.Context, now int64) error {
 	}
 	target := min(now+m.aheadTicks, g.last)
 	if err := m.store.SaveMark(ctx, g.markOf(target, max(now, g.newest.Load()))); err != nil {
-		return fmt.Errorf("ringflake: saving the high-water mark: %w", err)
+		return fmt.Errorf("%w: %w", ErrMarkNotSaved, err)
 	}
 	m.hard.Store(target)
 	return nil

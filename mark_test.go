@@ -224,6 +224,7 @@ func TestGeneratorStopsWhenTheMarkCannotBeSaved(t *testing.T) {
 		clk.Add(time.Millisecond)
 	}
 	require.ErrorIs(t, failed, diskFull, "past the saved mark, calls fail with the store's error")
+	require.ErrorIs(t, failed, ringflake.ErrMarkNotSaved)
 	mark, _ := store.snapshot()
 	assert.Equal(t, start.Add(10*time.Millisecond), mark)
 

@@ -48,12 +48,8 @@ type call struct {
 type pause struct {
 	d     time.Duration // how long
 	tick  int64         // the tick the caller waits for in line; -1: it does not wait in line
-	cause waitCause
-	// blocked: a strategy's sleep because its plan's whole range lies
-	// within a previous run's reservation (a logical step whose lead does
-	// not reach past the mark): it counts towards the strategy's Waited,
-	// but it is told as a wait for the reservation.
-	blocked bool
+	cause waitCause     // what the call waits for, as Stats and the replay's trace tell it
+	asked bool          // a strategy asked for it: it counts towards Situation.Waited
 }
 
 type waitCause uint8
@@ -236,9 +232,15 @@ func (g *Generator) ask(ctx context.Context, c *call, s strategies.Situation) (r
 				}
 				return out, pause{}, err
 			}
-			if d := p.SleepFor(); d > 0 { // OrSleep
-				blocked := g.mark != nil && min(limit, g.hardTick()) <= g.mark.reserved
-				return run{}, pause{d: d, tick: -1, cause: waitStrategy, blocked: blocked}, nil
+			if d := p.SleepFor(); d > 0 {
+				// OrSleep: the range has no room (a logical strategy at
+				// its lead: more demand than the ticks it may borrow
+				// hold), or the previous run's mark reserved all of it.
+				cause := waitCapacity
+				if g.mark != nil && min(limit, g.hardTick()) <= g.mark.reserved {
+					cause = waitReservation
+				}
+				return run{}, pause{d: d, tick: -1, cause: cause, asked: true}, nil
 			}
 			continue
 		}
@@ -247,7 +249,7 @@ func (g *Generator) ask(ctx context.Context, c *call, s strategies.Situation) (r
 		}
 		if d := p.SleepFor(); d > 0 {
 			// Waiting out a rollback: in line for the newest tick.
-			return run{}, pause{d: d, tick: s.Newest, cause: waitStrategy}, nil
+			return run{}, pause{d: d, tick: s.Newest, cause: waitStrategy, asked: true}, nil
 		}
 	}
 	if s.IsBehind() {
@@ -312,15 +314,14 @@ func (g *Generator) await(ctx context.Context, c *call, s strategies.Situation, 
 	if err := g.sleep(ctx, p.d); err != nil {
 		return err
 	}
-	switch {
-	case p.cause == waitStrategy && !p.blocked:
+	if p.asked {
 		c.waited += p.d
+	}
+	switch p.cause {
+	case waitStrategy:
 		g.stats.waits.Add(1)
 		g.stats.waited.Add(int64(p.d))
-	case p.cause == waitStrategy:
-		c.waited += p.d
-		fallthrough
-	case p.cause == waitReservation:
+	case waitReservation:
 		g.stats.reservationWaits.Add(1)
 		g.stats.reservationWaited.Add(int64(p.d))
 	default:
@@ -328,10 +329,10 @@ func (g *Generator) await(ctx context.Context, c *call, s strategies.Situation, 
 		g.stats.tickWaited.Add(int64(p.d))
 	}
 	if t := c.trace; t != nil {
-		switch {
-		case p.cause == waitStrategy && !p.blocked:
+		switch p.cause {
+		case waitStrategy:
 			t.Strategy += p.d
-		case p.cause == waitStrategy, p.cause == waitReservation:
+		case waitReservation:
 			t.Reservation += p.d
 		default:
 			t.Capacity += p.d

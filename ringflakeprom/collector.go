@@ -10,6 +10,13 @@
 //
 // The collector reads [ringflake.Generator.Stats] when Prometheus scrapes;
 // it adds nothing to the cost of issuing IDs.
+//
+// [NewSegmentCollector] does the same for an allocator of package
+// github.com/ringflake/ringflake/segment (metrics ringflake_segment_…):
+//
+//	orders, err := segment.New(ctx, db, "orders")
+//	...
+//	c, err := ringflakeprom.NewSegmentCollector(orders, prometheus.Labels{"biz_tag": "orders"})
 package ringflakeprom
 
 import (
@@ -60,12 +67,20 @@ func NewCollector(g *ringflake.Generator, labels prometheus.Labels) (*Collector,
 		lead:            d("lead_seconds", "How far the newest ID is stamped ahead of the clock (negative: behind)."),
 		timeLeft:        d("layout_time_left_seconds", "Time until the layout runs out (the end of its last tick); 0 once it has."),
 	}
-	// A Desc keeps its error to itself until it is registered: register
-	// with a throwaway registry to see it now.
-	if err := prometheus.NewRegistry().Register(c); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidLabels, err)
+	if err := checkDescs(c); err != nil {
+		return nil, err
 	}
 	return c, nil
+}
+
+// checkDescs returns an error matching ErrInvalidLabels when one of c's
+// descriptors is invalid. A Desc keeps its error to itself until it is
+// registered: register with a throwaway registry to see it now.
+func checkDescs(c prometheus.Collector) error {
+	if err := prometheus.NewRegistry().Register(c); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidLabels, err)
+	}
+	return nil
 }
 
 // Describe sends the descriptors of every metric.

@@ -5,6 +5,7 @@ go 1.24.0
 require (
 	github.com/prometheus/client_golang v1.23.2
 	github.com/ringflake/ringflake v0.1.0
+	github.com/ringflake/ringflake/segment v0.1.0
 	github.com/stretchr/testify v1.12.1
 )
 
@@ -24,4 +25,7 @@ require (
 	google.golang.org/protobuf v1.36.8 // indirect
 )
 
-replace github.com/ringflake/ringflake => ../
+replace (
+	github.com/ringflake/ringflake => ../
+	github.com/ringflake/ringflake/segment => ../segment
+)

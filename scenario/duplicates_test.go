@@ -31,3 +31,17 @@ func TestDuplicatesAcrossRestarts(t *testing.T) {
 	}, duplicates(ids, restarts))
 	assert.Equal(t, []RestartReport{{At: 20}, {At: 40, Duplicates: 2}}, restarts)
 }
+
+// The order check, fed directly: a call that started earlier but was
+// served after a call that started later breaks the promise; calls served
+// at the same instant do not, in any order.
+func TestServedOutOfOrder(t *testing.T) {
+	inOrder := []issued{{call: 1, at: 10}, {call: 3, at: 20}, {call: 2, at: 20}, {call: 4, at: 20}, {call: 5, at: 30}}
+	assert.Empty(t, servedOutOfOrder(inOrder))
+	starved := []issued{{call: 2, at: 10}, {call: 3, at: 10}, {call: 5, at: 20}, {call: 1, at: 30}, {call: 4, at: 30}}
+	assert.Equal(t, []Violation{
+		{Promise: "order", Call: 1, At: 30, Detail: "served after call 5, which started later and was served before it"},
+		{Promise: "order", Call: 4, At: 30, Detail: "served after call 5, which started later and was served before it"},
+	}, servedOutOfOrder(starved))
+	assert.Empty(t, servedOutOfOrder(nil))
+}

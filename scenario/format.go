@@ -34,12 +34,12 @@ func (s *Scenario) WriteTo(w io.Writer) (int64, error) {
 	if s.MarkAhead != 0 {
 		fmt.Fprintf(&b, "mark_ahead: %s\n", formatDuration(s.MarkAhead))
 	}
-	if l := s.Load; l.Rate.Count > 0 || l.Goroutines > 1 || len(l.Bursts) > 0 {
+	if l := s.Load; l.Rate.Count > 0 || l.Goroutines > 0 || len(l.Bursts) > 0 {
 		b.WriteString("load:\n")
 		if l.Rate.Count > 0 {
 			fmt.Fprintf(&b, "  rate: %s\n", l.Rate)
 		}
-		if l.Goroutines > 1 {
+		if l.Goroutines > 0 {
 			fmt.Fprintf(&b, "  goroutines: %d\n", l.Goroutines)
 		}
 		if len(l.Bursts) > 0 {

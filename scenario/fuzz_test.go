@@ -130,3 +130,32 @@ func FuzzReplay(f *testing.F) {
 		require.Equal(t, r, again, "deterministic: %s", b.String())
 	})
 }
+
+// FuzzServedInOrder replays loads of any shape against layouts of 1 to 16
+// IDs per tick — more callers than a tick has room for, bursts, many
+// goroutines — with no clock event, and asserts that the callers are
+// served in the order they started: the replay checks that on every call
+// of a file without events (promise "order"), with every other promise.
+func FuzzServedInOrder(f *testing.F) {
+	// duration ms, rate per ms, goroutines, burst at ms, burst, sequence bits, unit ms, strategy
+	f.Add(uint8(50), uint8(4), uint8(8), uint8(0), uint16(0), uint8(1), uint8(1), uint8(0))     // the overload repro
+	f.Add(uint8(30), uint8(0), uint8(16), uint8(3), uint16(300), uint8(4), uint8(10), uint8(4)) // a burst, 10 ms ticks
+	f.Add(uint8(80), uint8(20), uint8(3), uint8(10), uint16(50), uint8(0), uint8(1), uint8(1))  // one ID a tick, wait:5ms
+	f.Fuzz(func(t *testing.T, duration, rate, goroutines, burstAt uint8, burst uint16, seqBits, unitMS, strategy uint8) {
+		seq := int(seqBits % 5)
+		var b strings.Builder
+		fmt.Fprintf(&b, "start: 2026-11-22T12:00:00Z\nlayout: epoch=2026-01-01T00:00:00Z,unit=%dms,time=36,seq=%d,node=%d\nduration: %dms\n",
+			unitMS%10+1, seq, 27-seq, max(duration%100, 1))
+		fmt.Fprintf(&b, "load:\n  rate: %d/ms\n  goroutines: %d\n", rate%30, goroutines%24+1)
+		if burst > 0 {
+			fmt.Fprintf(&b, "  bursts:\n    - {at: %dms, count: %d}\n", burstAt%uint8(max(duration%100, 1)), burst%2000)
+		}
+		s, err := scenario.Parse("order.yaml", []byte(b.String()))
+		require.NoError(t, err, b.String())
+		st := scenario.Builtin()[int(strategy)%len(scenario.Builtin())]
+		r, err := scenario.Replay(context.Background(), s, st)
+		require.NoError(t, err, b.String())
+		require.Zero(t, r.ViolationCount, "%s: %s\n%v", st, b.String(), r.Violations)
+		require.Equal(t, r.Calls, r.Issued+r.Errors.Total())
+	})
+}

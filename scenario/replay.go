@@ -800,9 +800,17 @@ func (e *engine) violate(call int64, promise, format string, args ...any) {
 	}
 }
 
-// finish counts duplicates and completes the report.
+// finish checks the order calls were served in, counts duplicates and
+// completes the report.
 func (e *engine) finish() *Report {
 	r := e.rep
+	if len(e.s.Events) == 0 && e.known && e.promise.MaxLead == 0 {
+		// A borrowing strategy at its lead bound retries tick by tick
+		// rather than wait in line: only the others promise the order.
+		for _, v := range servedOutOfOrder(e.ids) {
+			e.violate(v.Call, v.Promise, "%s", v.Detail)
+		}
+	}
 	if dups := duplicates(e.ids, r.Restarts); len(dups) > 0 {
 		r.Duplicates = int64(len(dups))
 		r.ViolationCount += int64(len(dups))
@@ -829,6 +837,28 @@ func (e *engine) finish() *Report {
 		e.opt.progress(e.s.Duration, e.s.Duration)
 	}
 	return r
+}
+
+// servedOutOfOrder returns a violation for every call served after a call
+// that started later: without clock events, callers that wait for a tick
+// are served in the order they started waiting, and a caller that does
+// not wait is served at once. ids are in the order the calls returned;
+// call numbers are the order they started.
+func servedOutOfOrder(ids []issued) []Violation {
+	var out []Violation
+	latest := int64(-1) // the latest-started call served at an earlier instant than ids[i]
+	pending := int64(-1)
+	for i, x := range ids {
+		if i > 0 && x.at > ids[i-1].at {
+			latest = max(latest, pending)
+		}
+		if int64(x.call) < latest && len(out) < MaxViolations {
+			out = append(out, Violation{Promise: "order", Call: int64(x.call), At: x.at,
+				Detail: fmt.Sprintf("served after call %d, which started later and was served before it", latest)})
+		}
+		pending = max(pending, int64(x.call))
+	}
+	return out
 }
 
 // duplicates sorts ids and returns a violation for every ID returned

@@ -180,7 +180,8 @@ const rateWant = "calls per time unit such as 10/ms, 2500/s or 3/10ms"
 
 // ParseRate reads a rate as scenario files write it: COUNT/UNIT, where UNIT
 // is a duration (10ms) or a unit alone (ms, s), as in "10/ms", "2500/s" or
-// "3/10ms"; or "0" for none. Errors match [ErrInvalid].
+// "3/10ms"; or "0" for none. A count of 0 per any unit is no calls too:
+// the zero Rate. Errors match [ErrInvalid].
 func ParseRate(s string) (Rate, error) {
 	s = strings.ReplaceAll(s, " ", "")
 	if s == "0" {
@@ -194,6 +195,9 @@ func ParseRate(s string) (Rate, error) {
 	d, derr := time.ParseDuration(per)
 	if !ok || cerr != nil || derr != nil || c < 0 || d <= 0 {
 		return Rate{}, &Error{Reason: fmt.Sprintf("%s is not %s", quote(s), rateWant)}
+	}
+	if c == 0 {
+		return Rate{}, nil // "0/s" is no calls, as "0" is
 	}
 	return Rate{Count: c, Per: d}, nil
 }

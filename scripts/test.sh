@@ -5,8 +5,8 @@
 #
 #   FUZZTIME=10s  how long each fuzz target runs (0 skips fuzzing)
 #
-# Servers that tests of nested modules need (PostgreSQL for sqltest/, Redis
-# for redislease/, etcd for etcdlease/) are
+# Servers that tests of nested modules need (PostgreSQL for sqltest/ and
+# segment/, Redis for redislease/, etcd for etcdlease/) are
 # started here, throwaway, on 127.0.0.1, and removed when the script exits;
 # their Debian packages are installed when missing (as root). A variable
 # such as RINGFLAKE_TEST_POSTGRES_DSN that is already set is used instead.
@@ -95,17 +95,23 @@ pg_bindir() {
 
 # start_postgres: a PostgreSQL cluster of its own in a temp directory,
 # listening on 127.0.0.1 only, trusting local connections, fsync off.
-# Exports RINGFLAKE_TEST_POSTGRES_DSN.
+# Exports RINGFLAKE_TEST_POSTGRES_DSN, and RINGFLAKE_TEST_POSTGRES_BINDIR
+# (the directory of initdb and pg_ctl) for the tests of segment/ that
+# crash and restart a cluster of their own.
 start_postgres() {
+  local bin dir port
+  if [ -z "${RINGFLAKE_TEST_POSTGRES_BINDIR:-}" ]; then
+    bin=$(pg_bindir) || { apt_install postgresql && bin=$(pg_bindir); } || {
+      echo "test.sh: no PostgreSQL under /usr/lib/postgresql after installing it" >&2
+      return 1
+    }
+    export RINGFLAKE_TEST_POSTGRES_BINDIR=$bin
+  fi
+  bin=$RINGFLAKE_TEST_POSTGRES_BINDIR
   if [ -n "${RINGFLAKE_TEST_POSTGRES_DSN:-}" ]; then
     step "PostgreSQL: using RINGFLAKE_TEST_POSTGRES_DSN from the environment"
     return 0
   fi
-  local bin dir port
-  bin=$(pg_bindir) || { apt_install postgresql && bin=$(pg_bindir); } || {
-    echo "test.sh: no PostgreSQL under /usr/lib/postgresql after installing it" >&2
-    return 1
-  }
   step "start PostgreSQL ($("$bin/postgres" --version))"
   make_service_dir postgres postgres
   dir=$service_dir

@@ -42,16 +42,23 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	return write(iss.gen, *n, format, stdout, stderr, iss.rehold)
 }
 
+// saveRetries is how many mark saves in a row may fail before gen gives
+// up: a store that times out now and then does not end the run; one that
+// fails for good (a full disk) does.
+const saveRetries = 5
+
 // write prints n IDs from g, one per line. It takes them in batches of
 // up to 256 with NextN: one atomic operation per tick, not per ID. The IDs
 // issued before an error are printed. When g's lease does not hold its id
 // for a moment (renewals late on a loaded machine, a server briefly away),
 // rehold, when not nil, waits until it holds it again, saying so on
-// stderr; its error ends the run.
+// stderr; its error ends the run. A mark that could not be saved is tried
+// again, saveRetries times in a row at most.
 func write(g *ringflake.Generator, n int, format idFormat, stdout, stderr io.Writer, rehold func() error) error {
 	w := bufio.NewWriter(stdout)
 	buf := make([]byte, 0, 24)
 	ids := make([]ringflake.ID, min(n, 256))
+	unsaved := 0 // mark saves that failed in a row
 	for n > 0 {
 		k, err := g.NextN(context.Background(), ids[:min(n, len(ids))])
 		for _, id := range ids[:k] {
@@ -66,9 +73,18 @@ func write(g *ringflake.Generator, n int, format idFormat, stdout, stderr io.Wri
 			}
 		}
 		n -= k
-		if rehold != nil && errors.Is(err, ringflake.ErrLeaseLost) {
+		switch {
+		case err == nil:
+			unsaved = 0
+		case rehold != nil && errors.Is(err, ringflake.ErrLeaseLost):
 			fmt.Fprintf(stderr, "ringflake: %s; waiting for the lease to hold its id again\n", strings.TrimPrefix(err.Error(), "ringflake: "))
 			err = rehold()
+		case errors.Is(err, ringflake.ErrMarkNotSaved) && unsaved < saveRetries:
+			// A store that timed out (a loaded server): the next call
+			// saves again, and waits for it.
+			unsaved++
+			fmt.Fprintf(stderr, "ringflake: %s; trying again (%d of %d)\n", strings.TrimPrefix(err.Error(), "ringflake: "), unsaved, saveRetries)
+			err = nil
 		}
 		if err != nil {
 			_ = w.Flush()

@@ -26,6 +26,7 @@ require (
 	github.com/prometheus/client_model v0.6.2 // indirect
 	github.com/prometheus/common v0.66.1 // indirect
 	github.com/prometheus/procfs v0.16.1 // indirect
+	github.com/ringflake/ringflake/segment v0.1.0 // indirect
 	go.etcd.io/etcd/api/v3 v3.5.23 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.5.23 // indirect
 	go.uber.org/atomic v1.11.0 // indirect
@@ -35,7 +36,7 @@ require (
 	golang.org/x/net v0.43.0 // indirect
 	golang.org/x/sync v0.19.0 // indirect
 	golang.org/x/sys v0.35.0 // indirect
-	golang.org/x/text v0.28.0 // indirect
+	golang.org/x/text v0.29.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20250106144421-5f5ef82da422 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20250115164207-1a7da9e5054f // indirect
 	google.golang.org/grpc v1.71.1 // indirect
@@ -47,4 +48,5 @@ replace (
 	github.com/ringflake/ringflake/etcdlease => ../../etcdlease
 	github.com/ringflake/ringflake/redislease => ../../redislease
 	github.com/ringflake/ringflake/ringflakeprom => ../../ringflakeprom
+	github.com/ringflake/ringflake/segment => ../../segment
 )

@@ -28,13 +28,17 @@ const (
 	// CodeClosed: the generator is closed; the server is shutting down
 	// (ringflake.ErrClosed).
 	CodeClosed = "closed"
+	// CodeMarkNotSaved: the call needed a later high-water mark and the
+	// store could not save it (ringflake.ErrMarkNotSaved): a full disk, a
+	// read-only file, a store server away. The next call tries again.
+	CodeMarkNotSaved = "mark_not_saved"
 	// CodeCanceled: the request ended before the generator gave an ID.
 	CodeCanceled = "canceled"
 	// CodeTimeout: a deadline passed before the generator gave an ID (a
 	// readiness probe that took longer than ProbeTimeout).
 	CodeTimeout = "timeout"
-	// CodeUnavailable: any other generator error, such as a high-water
-	// mark that could not be saved or an error of a strategy of your own.
+	// CodeUnavailable: any other generator error, such as an error of a
+	// strategy of your own.
 	CodeUnavailable = "unavailable"
 )
 
@@ -54,6 +58,8 @@ func ErrorCode(err error) string {
 		return CodeBeforeEpoch
 	case errors.Is(err, ringflake.ErrClosed):
 		return CodeClosed
+	case errors.Is(err, ringflake.ErrMarkNotSaved):
+		return CodeMarkNotSaved
 	case errors.Is(err, context.Canceled):
 		return CodeCanceled
 	case errors.Is(err, context.DeadlineExceeded):

@@ -333,6 +333,31 @@ type lease struct {
 func (l *lease) Node() int64 { return l.node }
 func (l *lease) Held() bool  { return l.held.Load() }
 
+// markStore keeps a mark in memory, and fails to save while fail is set.
+type markStore struct {
+	fail atomic.Bool
+	mu   sync.Mutex
+	mark ringflake.Mark
+}
+
+var errDiskFull = errors.New("disk full")
+
+func (m *markStore) LoadMark(context.Context) (ringflake.Mark, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.mark, nil
+}
+
+func (m *markStore) SaveMark(_ context.Context, mark ringflake.Mark) error {
+	if m.fail.Load() {
+		return errDiskFull
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.mark = mark
+	return nil
+}
+
 // refuse is a strategy of a user's own that fails with an error of its
 // own on a rollback.
 type refuse struct{}
@@ -360,9 +385,11 @@ func TestGeneratorErrors(t *testing.T) {
 		}
 	}
 	lost := &lease{node: 5}
+	store := &markStore{}
 	for _, tc := range []struct {
 		name     string
 		strategy strategies.Strategy
+		marks    ringflake.MarkStore
 		lease    *lease
 		fail     func(*server) // makes the generator fail
 		recover  func(*server) // makes it work again; nil: it does not
@@ -391,6 +418,15 @@ func TestGeneratorErrors(t *testing.T) {
 			code:    idserver.CodeUnavailable,
 		},
 		{
+			name: "mark not saved", strategy: strategies.Default(), marks: store,
+			fail: func(s *server) {
+				store.fail.Store(true)
+				s.clk.Add(2 * ringflake.DefaultMarkAhead) // past the mark New saved
+			},
+			recover: func(s *server) { store.fail.Store(false) },
+			code:    idserver.CodeMarkNotSaved,
+		},
+		{
 			name: "layout expired", strategy: strategies.Default(),
 			fail: func(s *server) { s.clk.Add(ringflake.TwitterLayout().Last().Sub(start) + time.Millisecond) },
 			code: idserver.CodeLayoutExpired,
@@ -412,6 +448,9 @@ func TestGeneratorErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			gopts := []ringflake.Option{ringflake.WithStrategy(tc.strategy)}
 			var hopts []idserver.Option
+			if tc.marks != nil {
+				gopts = append(gopts, ringflake.WithMarkStore(tc.marks))
+			}
 			if tc.lease != nil {
 				gopts = append(gopts, ringflake.WithLease(tc.lease))
 				hopts = append(hopts, idserver.WithLease(tc.lease))
@@ -463,6 +502,7 @@ func TestErrorCode(t *testing.T) {
 		{errors.Join(errors.New("other"), ringflake.ErrClosed), idserver.CodeClosed},
 		{context.Canceled, idserver.CodeCanceled},
 		{fmt.Errorf("probe: %w", context.DeadlineExceeded), idserver.CodeTimeout},
+		{fmt.Errorf("%w: %w", ringflake.ErrMarkNotSaved, context.DeadlineExceeded), idserver.CodeMarkNotSaved},
 		{errRefused, idserver.CodeUnavailable},
 		{nil, idserver.CodeUnavailable},
 	} {
