@@ -311,7 +311,7 @@ func (g *Generator) await(ctx context.Context, c *call, s strategies.Situation, 
 		c.place = nil
 	}
 	c.expect, c.slept = c.e+int64(p.d), p.d
-	if err := g.sleep(ctx, p.d); err != nil {
+	if err := g.sleep(ctx, c.e, p.d); err != nil {
 		return err
 	}
 	if p.asked {

@@ -7,11 +7,14 @@ import (
 	"time"
 )
 
-// sleep waits d on the generator's clock, or until ctx is done, and
-// returns ctx.Err() if it was. A generator on the system clock waits up to
-// preciseWait in its waitq; longer waits, and waits on any other clock, go
+// sleep waits d on the generator's clock, counted from the reading e (ns
+// since the epoch) it was computed from, or until ctx is done, and returns
+// ctx.Err() if it was. A generator on the system clock waits up to
+// preciseWait in its waitq, until the monotonic instant of e plus d, so
+// that callers waiting for one tick share one deadline however long they
+// took to get here; longer waits, and waits on any other clock, go
 // through the clock's After.
-func (g *Generator) sleep(ctx context.Context, d time.Duration) error {
+func (g *Generator) sleep(ctx context.Context, e int64, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -19,7 +22,7 @@ func (g *Generator) sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 	if g.src.sys && d <= preciseWait && kernelSleep {
-		return g.waits.wait(ctx, d)
+		return g.waits.wait(ctx, e-g.src.offset.Load()+int64(d))
 	}
 	return sleepTimer(ctx, g.src.clock.After(d))
 }
@@ -57,18 +60,24 @@ type waiter struct {
 
 var waiters = sync.Pool{New: func() any { return &waiter{done: make(chan struct{}, 1)} }}
 
-// wait returns once d has passed, or with ctx's error when ctx ends first.
-// It returns at once when the generator is closed (wakeAll).
-func (q *waitq) wait(ctx context.Context, d time.Duration) error {
-	at := q.now() + int64(d)
+// joinSlack is how much earlier than the sleeper's deadline a caller's
+// may be and still wait for the sleeper: the deadlines of callers waiting
+// for one tick differ by the noise of their clock readings. The kernel's
+// own timer slack for a thread is 50 µs.
+const joinSlack = 50 * int64(time.Microsecond)
+
+// wait returns once the monotonic time since start is at, or with ctx's
+// error when ctx ends first. It returns at once when the generator is
+// closed (wakeAll).
+func (q *waitq) wait(ctx context.Context, at int64) error {
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
 		return nil
 	}
-	if q.sleeper && at < q.target {
+	if q.sleeper && at < q.target-joinSlack {
 		q.mu.Unlock()
-		return sleepPrecise(ctx, d)
+		return sleepPrecise(ctx, time.Duration(at-q.now()))
 	}
 	w := waiters.Get().(*waiter)
 	w.at = at
