@@ -8,8 +8,8 @@
 //	...
 //	mux.Handle("/ids/", http.StripPrefix("/ids", h))
 //
-// Endpoints (GET or HEAD; every response is JSON, with Cache-Control:
-// no-store):
+// Endpoints (GET; HEAD too on those that issue nothing; every response is
+// JSON, with Cache-Control: no-store):
 //
 //	/v1/id                 {"id":"1541815603606036480"}
 //	/v1/ids?n=N            {"ids":["1541815603606036480",…]}, 1 ≤ N ≤ the handler's maximum (DefaultMaxBatch)
@@ -28,7 +28,8 @@
 // Bad input — a count that is not a number from 1 to the maximum, an
 // unknown format or layout, a malformed ID, an unknown query parameter —
 // is 400 with {"error":"…"}; an unknown path is 404 and a method other
-// than GET or HEAD is 405, with {"error":"…"} too. When the generator
+// than GET or HEAD — or HEAD on /v1/id and /v1/ids, which would issue IDs
+// nobody sees — is 405, with {"error":"…"} too. When the generator
 // fails a call the response is 503 with {"error":"…","code":"…"}: code is
 // one of the Code constants ([CodeClockRollback], [CodeLeaseLost], …),
 // stable across versions, for callers to act on. A batch that fails

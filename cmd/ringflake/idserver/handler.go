@@ -146,8 +146,8 @@ func New(g *ringflake.Generator, opts ...Option) (*Handler, error) {
 	h.bufs.New = func() any { b := make([]byte, 0, 64); return &b }
 	h.ids.New = func() any { ids := make([]ringflake.ID, h.maxBatch); return &ids }
 
-	h.handle("/v1/id", h.serveID)
-	h.handle("/v1/ids", h.serveIDs)
+	h.handle("/v1/id", getOnly(h.serveID))
+	h.handle("/v1/ids", getOnly(h.serveIDs))
 	h.handle("/v1/parse/{id}", h.serveParse)
 	h.handle("/healthz", h.serveHealth)
 	h.handle("/readyz", h.serveReady)
@@ -363,6 +363,19 @@ func (h *Handler) serveReady(w http.ResponseWriter, r *http.Request) {
 func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Allow", "GET, HEAD")
 	writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s: use GET", r.Method, r.URL.Path), "")
+}
+
+// getOnly refuses HEAD on the endpoints that issue IDs: a HEAD request
+// would issue IDs nobody sees (a monitor's probe, a proxy's check).
+func getOnly(f http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead {
+			w.Header().Set("Allow", "GET")
+			writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("HEAD is not allowed on %s: it would issue IDs nobody sees; use GET", r.URL.Path), "")
+			return
+		}
+		f(w, r)
+	}
 }
 
 func notFound(w http.ResponseWriter, r *http.Request) {

@@ -260,13 +260,19 @@ func TestMethodsAndPaths(t *testing.T) {
 		{http.MethodGet, "/v1/parse/", http.StatusNotFound},
 		{http.MethodGet, "/v1/parse/1/2", http.StatusNotFound},
 		{http.MethodPost, "/nowhere", http.StatusNotFound},
+		{http.MethodHead, "/v1/id", http.StatusMethodNotAllowed},
+		{http.MethodHead, "/v1/ids?n=3", http.StatusMethodNotAllowed},
 	} {
 		t.Run(tc.method+" "+tc.target, func(t *testing.T) {
 			w, r := s.do(tc.method, tc.target)
 			assert.Equal(t, tc.status, w.Code)
 			assert.NotEmpty(t, r.Error)
 			if tc.status == http.StatusMethodNotAllowed {
-				assert.Equal(t, "GET, HEAD", w.Header().Get("Allow"))
+				allow := "GET, HEAD"
+				if tc.method == http.MethodHead {
+					allow = "GET"
+				}
+				assert.Equal(t, allow, w.Header().Get("Allow"))
 			}
 		})
 	}
