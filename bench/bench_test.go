@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -136,6 +137,7 @@ func must[T any](b *testing.B) func(T, error) T {
 
 func seqRingflake(b *testing.B, strategy, layout string) {
 	g := must[*ringflake.Generator](b)(bench.NewRingflake(strategy, layout))
+	b.Cleanup(func() { _ = g.Close(context.Background()) }) // frees node 1 for the next benchmark
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := g.Next(); err != nil {
@@ -146,6 +148,7 @@ func seqRingflake(b *testing.B, strategy, layout string) {
 
 func parRingflake(b *testing.B, strategy, layout string) {
 	g := must[*ringflake.Generator](b)(bench.NewRingflake(strategy, layout))
+	b.Cleanup(func() { _ = g.Close(context.Background()) }) // frees node 1 for the next benchmark
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {

@@ -21,6 +21,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -51,7 +52,7 @@ type subject struct {
 	name    string
 	capped  bool // a saturation target row: a 12-bit generator that waits at the cap
 	latency bool // only in the latency table
-	new     func() (saturate.Issuer, error)
+	new     func() (saturate.Issuer, func(), error)
 }
 
 func subjects() []subject {
@@ -61,27 +62,41 @@ func subjects() []subject {
 		if s.Name == "logical" {
 			cfg = "logical:1s" // the real default lead: bursts at 50 % never use it up
 		}
-		ss = append(ss, subject{name: "ringflake-" + s.Name, capped: s.Name != "logical", new: func() (saturate.Issuer, error) {
+		ss = append(ss, subject{name: "ringflake-" + s.Name, capped: s.Name != "logical", new: func() (saturate.Issuer, func(), error) {
 			g, err := bench.NewRingflake(cfg, "twitter")
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			return func() error { _, err := g.Next(); return err }, nil
+			// Close frees node 1 for the next measurement: one process
+			// may hold one live generator per node id and layout.
+			done := func() { _ = g.Close(context.Background()) }
+			return func() error { _, err := g.Next(); return err }, done, nil
 		}})
 	}
-	ss = append(ss, subject{name: "bwmarrin", new: func() (saturate.Issuer, error) {
+	ss = append(ss, subject{name: "bwmarrin", new: func() (saturate.Issuer, func(), error) {
 		n, err := bench.NewBwmarrin()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return func() error { n.Generate(); return nil }, nil
+		return func() error { n.Generate(); return nil }, func() {}, nil
 	}})
-	ss = append(ss, subject{name: "floor", latency: true, new: func() (saturate.Issuer, error) {
+	ss = append(ss, subject{name: "floor", latency: true, new: func() (saturate.Issuer, func(), error) {
 		start := time.Now()
 		var sink atomic.Int64
-		return func() error { sink.Store(int64(time.Since(start))); return nil }, nil
+		return func() error { sink.Store(int64(time.Since(start))); return nil }, func() {}, nil
 	}})
 	return ss
+}
+
+// use makes a fresh issuer of s, hands it to f and frees it.
+func (s subject) use(f func(saturate.Issuer)) error {
+	issue, done, err := s.new()
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	defer done()
+	f(issue)
+	return nil
 }
 
 type config struct {
@@ -158,21 +173,20 @@ func measure(c config, w io.Writer) error {
 				if failed[k] != nil {
 					continue
 				}
-				issue, err := s.new()
-				if err != nil {
-					return fmt.Errorf("%s: %w", s.name, err)
+				var runErr error
+				if err := s.use(func(issue saturate.Issuer) { _, runErr = saturate.RunThroughput(issue, g, c.window/10) }); err != nil {
+					return err
 				}
-				if _, err := saturate.RunThroughput(issue, g, c.window/10); err != nil { // warm-up
-					failed[k] = err
+				if runErr != nil { // the warm-up failed
+					failed[k] = runErr
 					continue
 				}
-				issue, err = s.new()
-				if err != nil {
-					return fmt.Errorf("%s: %w", s.name, err)
+				var t saturate.Throughput
+				if err := s.use(func(issue saturate.Issuer) { t, runErr = saturate.RunThroughput(issue, g, c.window) }); err != nil {
+					return err
 				}
-				t, err := saturate.RunThroughput(issue, g, c.window)
-				if err != nil {
-					failed[k] = err
+				if runErr != nil {
+					failed[k] = runErr
 					continue
 				}
 				tp[k] = append(tp[k], t)
@@ -182,13 +196,13 @@ func measure(c config, w io.Writer) error {
 			if latFailed[s.name] != nil {
 				continue
 			}
-			issue, err := s.new()
-			if err != nil {
-				return fmt.Errorf("%s: %w", s.name, err)
+			var samples []time.Duration
+			var runErr error
+			if err := s.use(func(issue saturate.Issuer) { samples, runErr = saturate.RunBursts(issue, b) }); err != nil {
+				return err
 			}
-			samples, err := saturate.RunBursts(issue, b)
-			if err != nil {
-				latFailed[s.name] = err
+			if runErr != nil {
+				latFailed[s.name] = runErr
 				continue
 			}
 			lat[s.name] = append(lat[s.name], saturate.Summarize(samples))
