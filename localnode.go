@@ -58,6 +58,11 @@ const DefaultLocalNodeDir = "/tmp/ringflake-nodes"
 // File locks need flock(2): Linux, macOS and the BSDs. Elsewhere NodeID
 // fails with an error matching [ErrNodeUnavailable].
 //
+// An id stays held until [LocalNode.Close] or the end of the process,
+// also when the program drops every reference to its LocalNode: the
+// package keeps a held LocalNode reachable, because the garbage collector
+// closes the lock file of an unreachable one, and with it the lock.
+//
 // A LocalNode is safe for concurrent use. Its zero value is not usable:
 // make one with [NewLocalNode].
 type LocalNode struct {
@@ -69,6 +74,11 @@ type LocalNode struct {
 	file *os.File // the held id's lock file; nil while none is held
 	node int64
 }
+
+// heldLocalNodes keeps every LocalNode that holds an id reachable until
+// its Close: an *os.File the garbage collector finds unreachable is
+// closed, which would free the id while a generator still issues on it.
+var heldLocalNodes sync.Map // *LocalNode → struct{}
 
 // NewLocalNode returns a source that locks node ids in dir, or in
 // [DefaultLocalNodeDir] when dir is "". Another dir that does not exist is
@@ -156,6 +166,7 @@ func (n *LocalNode) take(ctx context.Context, l Layout, want int64) (int64, erro
 		}
 		if f != nil {
 			n.dirf, n.file, n.node = dirf, f, id
+			heldLocalNodes.Store(n, struct{}{})
 			return id, nil
 		}
 	}
@@ -178,6 +189,7 @@ func (n *LocalNode) Close() error {
 	}
 	err := errors.Join(n.file.Close(), n.dirf.Close())
 	n.file, n.dirf = nil, nil
+	heldLocalNodes.Delete(n)
 	return err
 }
 

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"syscall"
 	"testing"
@@ -134,6 +135,28 @@ func TestLocalNodeClaim(t *testing.T) {
 	assert.Equal(t, int64(0), id, "a failed claim leaves the source free to take another id")
 	require.NoError(t, a.Close())
 	require.NoError(t, b.Close())
+}
+
+// A LocalNode the program no longer refers to keeps its id until Close:
+// the garbage collector, which closes unreachable files, must not free an
+// id a generator still issues on.
+func TestLocalNodeHeldWhileUnreferenced(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	tw := ringflake.TwitterLayout()
+	id, err := ringflake.NewLocalNode(dir).NodeID(ctx, tw) // the source is dropped at once
+	require.NoError(t, err)
+	for range 5 {
+		runtime.GC() // finalizers of unreachable files run after a collection
+		runtime.Gosched()
+	}
+	other := ringflake.NewLocalNode(dir)
+	defer other.Close()
+	var held *ringflake.LocalNodeHeldError
+	require.ErrorAs(t, other.Claim(ctx, tw, id), &held, "node %d is still held", id)
+	got, err := other.NodeID(ctx, tw)
+	require.NoError(t, err)
+	assert.NotEqual(t, id, got)
 }
 
 // The kernel frees a process's ids when it dies, also on kill -9.
