@@ -221,12 +221,17 @@ func (g *Generator) loadMark(ctx context.Context, now int64) error {
 	return nil
 }
 
-// checkMark refuses a mark written for another node id or layout.
+// checkMark refuses a mark written for another node id or layout. The
+// layouts' field order is not compared: a mark bounds ticks, and both
+// orders of one layout have the same ticks — and a mark written before
+// the sonyflake preset took Sonyflake's order says "sonyflake" for what is
+// now "sonyflake,order=time,node,seq".
 func (g *Generator) checkMark(prev Mark) error {
 	if prev.Layout == "" {
 		return nil // a mark of an earlier version, or of nothing
 	}
 	l, err := ParseLayout(prev.Layout)
+	l.order = g.layout.order
 	if prev.Node == g.node && err == nil && l.Equal(g.layout) {
 		return nil
 	}

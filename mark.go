@@ -89,8 +89,9 @@ type Mark struct {
 
 	// Node and Layout ([Layout.String]) say whom the mark was written
 	// for: [New] refuses a mark of another node id or layout
-	// ([ErrMarkMismatch]). An empty Layout (a mark written before v0.2)
-	// is not checked.
+	// ([ErrMarkMismatch]). The layouts' field order is not compared (a
+	// mark bounds ticks, which both orders share). An empty Layout (a
+	// mark written before v0.2) is not checked.
 	Node   int64
 	Layout string
 }

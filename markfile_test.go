@@ -60,6 +60,52 @@ func TestFileMarkStoreServesOneGeneratorAtATime(t *testing.T) {
 	require.NoError(t, g.Close(ctx))
 }
 
+// A mark file written for another node id or layout is refused with what
+// it was written for, and left as it was; one written for the other field
+// order of the same layout is used (a mark bounds ticks).
+func TestFileMarkStoreRefusesAnotherNodesMark(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "node.mark")
+	clk := simclock.New(start)
+	newGen := func(node int64, l ringflake.Layout) (*ringflake.Generator, error) {
+		return ringflake.New(node, ringflake.WithClock(clk), ringflake.WithLayout(l), ringflake.WithMarkStore(ringflake.NewFileMarkStore(path)))
+	}
+	g, err := newGen(3, ringflake.SonyflakeLayout())
+	require.NoError(t, err)
+	_, err = g.Next()
+	require.NoError(t, err)
+	require.NoError(t, g.Close(ctx))
+	written, err := os.ReadFile(path)
+	require.NoError(t, err)
+
+	twitter := ringflake.TwitterLayout()
+	for name, tc := range map[string]struct {
+		node   int64
+		layout ringflake.Layout
+	}{
+		"another node":   {4, ringflake.SonyflakeLayout()},
+		"another layout": {3, twitter},
+	} {
+		_, err := newGen(tc.node, tc.layout)
+		require.ErrorIs(t, err, ringflake.ErrMarkMismatch, name)
+		assert.NotErrorIs(t, err, ringflake.ErrClockRollback, name)
+		var mismatch *ringflake.MarkMismatchError
+		require.ErrorAs(t, err, &mismatch, name)
+		assert.Equal(t, ringflake.MarkMismatchError{
+			Store: path, Node: 3, WantNode: tc.node, Layout: "sonyflake", WantLayout: tc.layout.String(),
+		}, *mismatch, name)
+		now, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.Equal(t, written, now, "%s: the mark is left as it was", name)
+	}
+
+	oldOrder, err := ringflake.ParseLayout("sonyflake,order=time,node,seq")
+	require.NoError(t, err)
+	g, err = newGen(3, oldOrder)
+	require.NoError(t, err, "the same layout in the other field order uses the mark, and the refusals released the file")
+	require.NoError(t, g.Close(ctx))
+}
+
 // A mark file held by another process is refused with that process's pid;
 // the kernel frees it when that process is killed.
 func TestFileMarkStoreHeldByAnotherProcess(t *testing.T) {
