@@ -23,7 +23,7 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 		return usagef("gen takes no arguments, got %q", fs.Args())
 	}
 	if *n < 0 {
-		return usagef("-n %d: want a count of 0 or more", *n)
+		return badValuef("-n %d: want a count of 0 or more", *n)
 	}
 	layout, err := genFlags.parseLayout()
 	if err != nil {
@@ -31,7 +31,7 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	format, err := parseFormat(*formatFlag, layout)
 	if err != nil {
-		return usagef("-format: %v", err)
+		return badValuef("-format: %v", err)
 	}
 	ctx := context.Background()
 	iss, err := genFlags.open(ctx)

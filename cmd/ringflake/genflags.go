@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"strings"
 
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/strategies"
@@ -28,7 +29,7 @@ func addGeneratorFlags(fs *flag.FlagSet) *generatorFlags {
 		guard: fs.String("guard", "", guardHelp),
 		state: fs.String("state", "", "file keeping the high-water mark between runs, so that a restart never reissues an ID\n"+
 			"(with a fixed or local node id; a local one takes the node the file was written for)"),
-		layout:   fs.String("layout", "twitter", "layout: twitter, sonyflake, js-safe, or key=value,... (see ringflake.ParseLayout)"),
+		layout:   fs.String("layout", "twitter", "layout: "+layoutPresets()+", or key=value,... (see ringflake.ParseLayout)"),
 		strategy: fs.String("strategy", strategies.Default().String(), "rollback strategy, e.g. error, wait:5ms, logical:1s, ring, or a chain"),
 		offset: fs.Int("offset", 0, "start each tick's sequence at a number drawn from [0, N), so that id % shards\n"+
 			"spreads at low rates (see ringflake.WithSequenceOffset); 0 starts at 0"),
@@ -39,7 +40,7 @@ func addGeneratorFlags(fs *flag.FlagSet) *generatorFlags {
 func (f *generatorFlags) parseLayout() (ringflake.Layout, error) {
 	l, err := ringflake.ParseLayout(*f.layout)
 	if err != nil {
-		return l, usagef("-layout: %v", err)
+		return l, badValuef("-layout: %v", err)
 	}
 	return l, nil
 }
@@ -71,10 +72,10 @@ func (f *generatorFlags) open(ctx context.Context) (*issuer, error) {
 	}
 	strategy, err := strategies.Parse(*f.strategy)
 	if err != nil {
-		return nil, usagef("-strategy: %v", err)
+		return nil, badValuef("-strategy: %v", err)
 	}
 	if *f.offset < 0 {
-		return nil, usagef("-offset %d: want 0 or more", *f.offset)
+		return nil, badValuef("-offset %d: want 0 or more", *f.offset)
 	}
 	nf := nodeFlags{node: *f.node, guard: *f.guard, state: *f.state, strategy: strategy}
 	f.fs.Visit(func(fl *flag.Flag) { nf.nodeSet = nf.nodeSet || fl.Name == "node" })
@@ -111,4 +112,14 @@ func (iss *issuer) releaseNode() error {
 	ctx, cancel := context.WithTimeout(context.Background(), acquireTimeout)
 	defer cancel()
 	return iss.release(ctx)
+}
+
+// layoutPresets lists the names of ringflake's layout presets, for flag
+// help.
+func layoutPresets() string {
+	var names []string
+	for _, l := range ringflake.Presets() {
+		names = append(names, l.String())
+	}
+	return strings.Join(names, ", ")
 }

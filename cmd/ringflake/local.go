@@ -25,7 +25,7 @@ func localNode(ctx context.Context, spec string, l ringflake.Layout, want int64)
 	if !named {
 		dir = ""
 	} else if dir == "" {
-		return node{}, usagef("-node %q: no directory after local:", spec)
+		return node{}, badValuef("-node %q: no directory after local:", spec)
 	}
 	src := ringflake.NewLocalNode(dir)
 	ctx, cancel := context.WithTimeout(ctx, acquireTimeout)

@@ -89,13 +89,13 @@ func isConfigured(spec string) bool {
 func resolveNode(ctx context.Context, f nodeFlags, l ringflake.Layout) (node, error) {
 	switch {
 	case f.guard != "" && !f.nodeSet:
-		return node{}, usagef("-guard needs the node id it guards: -node N, env:VAR or ordinal[:HOST]")
+		return node{}, badValuef("-guard needs the node id it guards: -node N, env:VAR or ordinal[:HOST]")
 	case f.guard != "" && !isConfigured(f.node):
-		return node{}, usagef("-guard with -node %q: -guard guards a configured node id (N, env:VAR or ordinal[:HOST]); a leased id needs no guard", f.node)
+		return node{}, badValuef("-guard with -node %q: -guard guards a configured node id (N, env:VAR or ordinal[:HOST]); a leased id needs no guard", f.node)
 	case f.state != "" && isLease(f.node):
-		return node{}, usagef("-state: a leased node id keeps its high-water mark with the lease; -state is for fixed node ids")
+		return node{}, badValuef("-state: a leased node id keeps its high-water mark with the lease; -state is for fixed node ids")
 	case f.state != "" && f.guard != "":
-		return node{}, usagef("-state: a guarded node id keeps its high-water mark with its claim; -state is for unguarded fixed node ids")
+		return node{}, badValuef("-state: a guarded node id keeps its high-water mark with its claim; -state is for unguarded fixed node ids")
 	}
 	if isLease(f.node) {
 		s, err := parseServer("-node", f.node, f.strategy)
@@ -114,7 +114,7 @@ func resolveNode(ctx context.Context, f nodeFlags, l ringflake.Layout) (node, er
 	var guard *server
 	if f.guard != "" {
 		if !isLease(f.guard) {
-			return node{}, usagef("-guard %q: want redis://HOST[:PORT][/DB][?…] or etcd://HOST:PORT[,…][?…]", f.guard)
+			return node{}, badValuef("-guard %q: want redis://HOST[:PORT][/DB][?…] or etcd://HOST:PORT[,…][?…]", f.guard)
 		}
 		var err error
 		if guard, err = parseServer("-guard", f.guard, f.strategy); err != nil {
@@ -135,22 +135,22 @@ func configuredNode(ctx context.Context, spec string, l ringflake.Layout) (int64
 	case strings.HasPrefix(spec, "env:"):
 		name := strings.TrimPrefix(spec, "env:")
 		if name == "" {
-			return 0, usagef("-node %q: no variable name after env:", spec)
+			return 0, badValuef("-node %q: no variable name after env:", spec)
 		}
 		src = ringflake.EnvNode(name)
 	case spec == "ordinal" || strings.HasPrefix(spec, "ordinal:"):
 		host := strings.TrimPrefix(strings.TrimPrefix(spec, "ordinal"), ":")
 		if strings.HasPrefix(spec, "ordinal:") && !endsInOrdinal(host) {
-			return 0, usagef("-node %q: host name %q does not end in -N, as a StatefulSet's pods do (NAME-N)", spec, host)
+			return 0, badValuef("-node %q: host name %q does not end in -N, as a StatefulSet's pods do (NAME-N)", spec, host)
 		}
 		src = ringflake.OrdinalNode(host)
 	default:
 		if !isDecimal(strings.TrimPrefix(spec, "-")) {
-			return 0, usagef("-node %q: not a decimal node id; want %s", spec, nodeHelp)
+			return 0, badValuef("-node %q: not a node id; want local[:DIR], N, env:VAR, ordinal[:HOST], or a redis:// or etcd:// lease URL (ringflake gen -h says more)", spec)
 		}
 		n, err := strconv.ParseInt(spec, 10, 64)
 		if err != nil {
-			return 0, usagef("-node %q: %v", spec, err)
+			return 0, badValuef("-node %q: %v", spec, err)
 		}
 		src = ringflake.StaticNode(n)
 	}
@@ -193,7 +193,7 @@ type server struct {
 // leads the clock by no more than the URL's maxlead allows.
 func parseServer(flag, spec string, s strategies.Strategy) (*server, error) {
 	if _, frag, ok := strings.Cut(spec, "#"); ok {
-		return nil, usagef("%s %q: fragment %q: a %s URL has none", flag, spec, "#"+frag, flag)
+		return nil, badValuef("%s %q: fragment %q: a %s URL has none", flag, spec, "#"+frag, flag)
 	}
 	srv := &server{flag: flag, spec: spec}
 	var err error
@@ -207,7 +207,7 @@ func parseServer(flag, spec string, s strategies.Strategy) (*server, error) {
 	}
 	maxLead := cmp.Or(srv.opts.MaxLead, lease.DefaultMaxLead)
 	if p, ok := strategies.PromiseOf(s); ok && p.MaxLead > maxLead {
-		return nil, usagef("-strategy %v may issue IDs %v ahead of the clock, more than %s allows (maxlead %v): add maxlead=%v to the %s URL, the same in every process of its prefix",
+		return nil, badValuef("-strategy %v may issue IDs %v ahead of the clock, more than %s allows (maxlead %v): add maxlead=%v to the %s URL, the same in every process of its prefix",
 			s, p.MaxLead, flag, maxLead, p.MaxLead, flag)
 	}
 	return srv, nil
@@ -224,7 +224,7 @@ func (s *server) leaseQuery(q url.Values) (url.Values, error) {
 		if v := q.Get(d.name); v != "" {
 			var err error
 			if *d.to, err = time.ParseDuration(v); err != nil || *d.to <= 0 {
-				return nil, usagef("%s %q: %s=%q is not a positive duration", s.flag, s.spec, d.name, v)
+				return nil, badValuef("%s %q: %s=%q is not a positive duration", s.flag, s.spec, d.name, v)
 			}
 		}
 		q.Del(d.name)
@@ -236,10 +236,10 @@ func (s *server) leaseQuery(q url.Values) (url.Values, error) {
 func (s *server) parseRedis() error {
 	u, err := url.Parse(s.spec)
 	if err != nil {
-		return usagef("%s %q: %v", s.flag, s.spec, err)
+		return badValuef("%s %q: %v", s.flag, s.spec, err)
 	}
 	if u.Hostname() == "" {
-		return usagef("%s %q: no host; want %s://HOST[:PORT]", s.flag, s.spec, u.Scheme)
+		return badValuef("%s %q: no host; want %s://HOST[:PORT]", s.flag, s.spec, u.Scheme)
 	}
 	rest, err := s.leaseQuery(u.Query())
 	if err != nil {
@@ -247,7 +247,7 @@ func (s *server) parseRedis() error {
 	}
 	u.RawQuery = rest.Encode()
 	if s.redis, err = redis.ParseURL(u.String()); err != nil {
-		return usagef("%s %q: %v", s.flag, s.spec, err)
+		return badValuef("%s %q: %v", s.flag, s.spec, err)
 	}
 	// Let go-redis itself give up at the lease's deadlines too (the
 	// lease stops waiting then in any case), freeing the connection.
@@ -261,24 +261,24 @@ func (s *server) parseRedis() error {
 func (s *server) parseEtcd() error {
 	hosts, query, _ := strings.Cut(strings.TrimPrefix(s.spec, "etcd://"), "?")
 	if user, _, ok := strings.Cut(hosts, "@"); ok {
-		return usagef("%s %q: credentials %q: etcd user names and passwords are not supported", s.flag, s.spec, user+"@")
+		return badValuef("%s %q: credentials %q: etcd user names and passwords are not supported", s.flag, s.spec, user+"@")
 	}
 	if h, path, ok := strings.Cut(hosts, "/"); ok {
 		if path != "" {
-			return usagef("%s %q: path %q: want etcd://HOST:PORT[,HOST:PORT...][?prefix=P&ttl=10s&maxlead=1s]", s.flag, s.spec, "/"+path)
+			return badValuef("%s %q: path %q: want etcd://HOST:PORT[,HOST:PORT...][?prefix=P&ttl=10s&maxlead=1s]", s.flag, s.spec, "/"+path)
 		}
 		hosts = h
 	}
 	for i, ep := range strings.Split(hosts, ",") {
 		host, port, err := net.SplitHostPort(ep)
 		if p, perr := strconv.Atoi(port); err != nil || host == "" || !isDecimal(port) || perr != nil || p < 1 || p > 65535 {
-			return usagef("%s %q: endpoint %d, %q, is not HOST:PORT", s.flag, s.spec, i+1, ep)
+			return badValuef("%s %q: endpoint %d, %q, is not HOST:PORT", s.flag, s.spec, i+1, ep)
 		}
 		s.etcd = append(s.etcd, "http://"+ep)
 	}
 	q, err := url.ParseQuery(query)
 	if err != nil {
-		return usagef("%s %q: %v", s.flag, s.spec, err)
+		return badValuef("%s %q: %v", s.flag, s.spec, err)
 	}
 	rest, err := s.leaseQuery(q)
 	if err != nil {
@@ -286,7 +286,7 @@ func (s *server) parseEtcd() error {
 	}
 	if len(rest) > 0 {
 		names := slices.Sorted(maps.Keys(rest))
-		return usagef("%s %q: unknown option %q; etcd takes prefix, ttl and maxlead", s.flag, s.spec, names[0])
+		return badValuef("%s %q: unknown option %q; etcd takes prefix, ttl and maxlead", s.flag, s.spec, names[0])
 	}
 	s.where = "etcd " + hosts
 	return nil

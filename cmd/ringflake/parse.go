@@ -13,7 +13,7 @@ import (
 
 func parse(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("parse", stderr)
-	layoutFlag := fs.String("layout", "twitter", "layout the IDs were made with: twitter, sonyflake, js-safe, or key=value,...")
+	layoutFlag := fs.String("layout", "twitter", "layout the IDs were made with: "+layoutPresets()+", or key=value,...")
 	formatFlag := fs.String("format", "dec", formatHelp+";\n"+
 		"unless it is a serial number format, an ID written NAME:TEXT (base58:4aaW4SzAyQK) is in\n"+
 		"encoding NAME whatever the flag says, and with dec or hex an ID written 0x and 1 to 16\n"+
@@ -27,11 +27,11 @@ func parse(args []string, stdout, stderr io.Writer) error {
 	}
 	layout, err := ringflake.ParseLayout(*layoutFlag)
 	if err != nil {
-		return usagef("-layout: %v", err)
+		return badValuef("-layout: %v", err)
 	}
 	format, err := parseFormat(*formatFlag, layout)
 	if err != nil {
-		return usagef("-format: %v", err)
+		return badValuef("-format: %v", err)
 	}
 	out := json.NewEncoder(stdout)
 	for i, s := range fs.Args() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -32,13 +33,14 @@ func plan(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usagef("plan takes no arguments, got %q", fs.Args())
 	}
-	switch {
-	case *nodes == 0:
-		return usagef("plan needs -nodes")
-	case *rateFlag == "":
-		return usagef("plan needs -rate")
-	case *years == 0:
-		return usagef("plan needs -years")
+	// A flag that is missing is a usage error; one given a value Plan
+	// refuses (-nodes 0) is Plan's to explain.
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, name := range []string{"nodes", "rate", "years"} {
+		if !given[name] {
+			return usagef("plan needs -%s", name)
+		}
 	}
 	rate, err := parseRate(*rateFlag)
 	if err != nil {

@@ -93,21 +93,21 @@ func recordWith(ctx context.Context, c hostClock, args []string, stdout, stderr 
 	case fs.NArg() > 0:
 		return usagef("record takes no arguments, got %q", fs.Args())
 	case *duration <= 0:
-		return usagef("-duration: want a positive duration such as 10m")
+		return badValuef("-duration: want a positive duration such as 10m")
 	case *out == "":
-		return usagef("-out: want the scenario file to write, or -")
+		return badValuef("-out: want the scenario file to write, or -")
 	case *every <= 0 || *every > *duration:
-		return usagef("-every %v: want a positive interval no longer than -duration", *every)
+		return badValuef("-every %v: want a positive interval no longer than -duration", *every)
 	case *threshold <= 0:
-		return usagef("-threshold %v: want a positive duration", *threshold)
+		return badValuef("-threshold %v: want a positive duration", *threshold)
 	case *window < *every:
-		return usagef("-window %v: want at least the sampling interval", *window)
+		return badValuef("-window %v: want at least the sampling interval", *window)
 	}
 	var load scenario.Rate
 	if *rate != "" {
 		var err error
 		if load, err = scenario.ParseRate(*rate); err != nil {
-			return usagef("-rate %q: want calls per time unit such as 1/ms or 500/s", *rate)
+			return badValuef("-rate %q: want calls per time unit such as 1/ms or 500/s", *rate)
 		}
 	}
 
@@ -119,7 +119,7 @@ func recordWith(ctx context.Context, c hostClock, args []string, stdout, stderr 
 		trial := &scenario.Scenario{Start: wall.UTC(), Duration: *duration, Load: scenario.Load{Rate: load}}
 		var e *scenario.Error
 		if err := trial.Validate(); errors.As(err, &e) && e.Field == "load.rate" {
-			return usagef("-rate %s for -duration %v: %s; give a lower rate", load, *duration, e.Reason)
+			return badValuef("-rate %s for -duration %v: %s; give a lower rate", load, *duration, e.Reason)
 		}
 	}
 	rec.Observe(wall, mono)

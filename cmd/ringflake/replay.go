@@ -112,9 +112,9 @@ func replayWith(ctx context.Context, args []string, stdout, stderr io.Writer, pr
 	case len(files) == 0:
 		return usagef("replay needs at least one scenario file")
 	case *all && len(chosen) > 0:
-		return usagef("-strategy and -all-strategies exclude each other")
+		return badValuef("-strategy and -all-strategies exclude each other")
 	case *format != "table" && *format != "json":
-		return usagef("-format %q: want table or json", *format)
+		return badValuef("-format %q: want table or json", *format)
 	}
 	plots, err := plotPaths(*plot, files)
 	if err != nil {
@@ -183,11 +183,11 @@ func plotPaths(plot string, files []string) ([]string, error) {
 	switch {
 	case !isDir && (ext == ".svg" || ext == ".html"):
 		if len(files) > 1 {
-			return nil, usagef("-plot %s draws one scenario file; give a directory to draw several", plot)
+			return nil, badValuef("-plot %s draws one scenario file; give a directory to draw several", plot)
 		}
 		return []string{plot}, nil
 	case !isDir && ext != "":
-		return nil, usagef("-plot %s: want FILE.svg or FILE.html, or a directory (a path without an extension, or an existing directory)", plot)
+		return nil, badValuef("-plot %s: want FILE.svg or FILE.html, or a directory (a path without an extension, or an existing directory)", plot)
 	}
 	if err := os.MkdirAll(plot, 0o755); err != nil {
 		return nil, err

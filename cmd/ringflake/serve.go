@@ -50,10 +50,10 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 		return usagef("serve takes no arguments, got %q", fs.Args())
 	}
 	if *maxBatch < 1 || *maxBatch > idserver.MaxBatchLimit {
-		return usagef("-max-batch %d: want 1 to %d", *maxBatch, idserver.MaxBatchLimit)
+		return badValuef("-max-batch %d: want 1 to %d", *maxBatch, idserver.MaxBatchLimit)
 	}
 	if *grace < 0 {
-		return usagef("-grace %v: want 0 or more", *grace)
+		return badValuef("-grace %v: want 0 or more", *grace)
 	}
 	// A signal before the server runs (say while a lease waits out its
 	// quiet period) ends the start; one while it runs, the server.
@@ -138,10 +138,10 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 func listenLocal(ctx context.Context, addr string, behindProxy bool) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, usagef("-listen %q: %v", addr, err)
+		return nil, badValuef("-listen %q: %v", addr, err)
 	}
 	refuse := func(what string) error {
-		return usagef("-listen %q: %s, and serve has neither TLS nor authentication: listen on loopback "+
+		return badValuef("-listen %q: %s, and serve has neither TLS nor authentication: listen on loopback "+
 			"(127.0.0.1:PORT), or put a TLS-terminating reverse proxy with authentication, or a service mesh, "+
 			"in front and add -behind-proxy (see docs/serve.md)", addr, what)
 	}
