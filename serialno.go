@@ -2,6 +2,7 @@ package ringflake
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -682,7 +683,11 @@ func parseDigits(s string, pos, n int) (int64, error) {
 			r, _ := utf8.DecodeRuneInString(s[i:])
 			return 0, &SyntaxError{Input: s, Offset: i, Reason: "not a digit " + strconv.QuoteRune(r)}
 		}
-		v = v*10 + int64(s[i]-'0')
+		d := int64(s[i] - '0')
+		if v > (math.MaxInt64-d)/10 {
+			return 0, &SyntaxError{Input: s, Offset: pos, Reason: fmt.Sprintf("%q is beyond any node id or sequence number", s[pos:pos+n])}
+		}
+		v = v*10 + d
 	}
 	return v, nil
 }

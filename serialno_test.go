@@ -311,6 +311,10 @@ func TestSerialFormatParseRejects(t *testing.T) {
 	assert.Equal(t, time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC), leap.Time(f.Layout()))
 
 	sony := mustSerial(t, "{time:20060102150405.000}{seq}{node}", ringflake.SonyflakeLayout())
+	wide := mustSerial(t, "{time:20060102150405.000}N{node:19}S{seq:19}", ringflake.TwitterLayout())
+	const wideValid = "20220628160740.105N0000000000000000378S0000000000000000000"
+	_, err = wide.Parse(wideValid)
+	require.NoError(t, err)
 	for _, tc := range []struct {
 		name   string
 		f      ringflake.SerialFormat
@@ -339,6 +343,9 @@ func TestSerialFormatParseRejects(t *testing.T) {
 		{"after the last tick", f, "PAY20800710173030.20903780000", 3},
 		{"non-ASCII digit", f, "PAY2022062816074é.10503780000"[:len(valid)], 16},
 		{"not the start of a 10 ms tick", sony, "20220628160740.10500378000", 0},
+		{"19-digit node beyond 63 bits", wide, wideValid[:19] + "9999999999999999999" + wideValid[38:], 19},
+		{"19-digit sequence beyond 63 bits", wide, wideValid[:39] + "9300000000000000000", 39},
+		{"19-digit node above the layout's", wide, wideValid[:19] + "9223372036854775807" + wideValid[38:], 19},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			id, err := tc.f.Parse(tc.in)
@@ -406,6 +413,7 @@ func serialCases(t testing.TB) []ringflake.SerialFormat {
 		if l.Unit() == 10*time.Millisecond {
 			fs = append(fs, mustSerial(t, inOrder("X{time:20060102150405.00}{node}{seq}", l), l))
 		}
+		fs = append(fs, mustSerial(t, inOrder("W{time:20060102150405.000}{node:19}{seq:19}", l), l))
 	}
 	return fs
 }
