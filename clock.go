@@ -40,38 +40,13 @@ func (c systemClock) Monotonic() time.Duration               { return time.Since
 func (c systemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // preciseWait is the longest wait a generator on the system clock spends
-// asleep with [sleepPrecise]: one tick of the coarsest preset layouts
+// in its waitq (see [waitq]): one tick of the coarsest preset layouts
 // (10 ms), more than a wait:5ms strategy asks for.
 const preciseWait = 10 * time.Millisecond
 
-// cancelSlice is how long a precise wait sleeps before it looks at its
-// context again: the longest a cancelled wait goes on.
+// cancelSlice is how long a caller sleeping for the waitq sleeps before it
+// looks at its context again: the longest a cancelled wait goes on.
 const cancelSlice = time.Millisecond
-
-// sleepSlices sleeps until elapsed reports d, with sleep, in one piece
-// when ctx cannot be cancelled and otherwise in slices of at most
-// [cancelSlice], looking at ctx between them. It returns nil once d has
-// elapsed, and ctx.Err() when it sees ctx done before. Each slice is what
-// is left of d, so that sleeps which overrun (a kernel's timer slack) do
-// not add up.
-func sleepSlices(ctx context.Context, d time.Duration, sleep func(time.Duration), elapsed func() time.Duration) error {
-	done := ctx.Done()
-	if done == nil {
-		sleep(d)
-		return nil
-	}
-	for {
-		sleep(min(d-elapsed(), cancelSlice))
-		if elapsed() >= d {
-			return nil
-		}
-		select {
-		case <-done:
-			return ctx.Err()
-		default:
-		}
-	}
-}
 
 // sleepTimer waits until timer fires or ctx is done, and returns ctx.Err()
 // if ctx was.

@@ -30,8 +30,10 @@ import (
 // that wait are served in the order they started waiting: each takes its
 // place in a later tick before it sleeps, so no caller waits for a tick
 // that later callers are served from. On the system clock the waiting
-// callers do not each hold an OS thread: one of them sleeps in the kernel,
-// to the precision of its timers, and wakes the others.
+// callers do not each hold an OS thread: a caller sleeps in the kernel, to
+// the precision of its timers, and wakes every caller due by then; threads
+// sleep one per distinct deadline under way (the next tick's, a
+// rollback's end), not one per caller.
 //
 // While calls from several goroutines collide on the ring, the generator
 // serialises them with a mutex, which on multi-core machines issues more

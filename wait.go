@@ -33,23 +33,28 @@ func (g *Generator) sleep(ctx context.Context, e int64, d time.Duration) error {
 // 300 µs for the next 1 ms tick would last about 1.1 ms and a saturated
 // generator would lose ticks; a thread sleeping in the kernel wakes to the
 // precision of the kernel's timers, but a thread per waiting caller runs a
-// process into the runtime's thread limit under a burst. So one caller —
-// the first that finds nobody sleeping — sleeps in the kernel until the
-// earliest deadline and wakes every caller that is due, who meanwhile wait
-// on channels; when its own deadline has come and others still wait, a
-// goroutine takes its place. A caller whose deadline comes before the one
-// the sleeper sleeps towards sleeps on its own thread instead (rare: most
-// deadlines are the next tick's). Nothing spins.
+// process into the runtime's thread limit under a burst. So callers wait
+// on channels, and a caller sleeps in the kernel for the queue only when
+// no sleeper wakes in time for it: a sleeper wakes every caller that is
+// due and sleeps on towards the earliest deadline left, unless another
+// sleeper wakes in time for that one. When a sleeper's own deadline has
+// come and others still wait, a goroutine takes its place. So threads grow
+// with the distinct deadlines under way — the next tick's, a rollback's
+// end — never with the callers. Nothing spins.
 //
 // Deadlines are monotonic time since start. The zero waitq is ready once
 // start is set.
 type waitq struct {
-	mu      sync.Mutex
-	start   time.Time
-	waiting []*waiter
-	sleeper bool  // a caller or goroutine sleeps in the kernel for the queue
-	target  int64 // the deadline the sleeper sleeps towards
-	closed  bool  // the generator is closed: nobody waits any more
+	mu       sync.Mutex
+	start    time.Time
+	waiting  []*waiter
+	sleepers []*sleeper // callers or goroutines sleeping in the kernel for the queue
+	closed   bool       // the generator is closed: nobody waits any more
+}
+
+// sleeper is a thread sleeping in the kernel for the queue.
+type sleeper struct {
+	target int64 // the deadline it sleeps towards
 }
 
 // waiter is a caller in the queue; done receives once when it is due.
@@ -58,12 +63,15 @@ type waiter struct {
 	done chan struct{}
 }
 
-var waiters = sync.Pool{New: func() any { return &waiter{done: make(chan struct{}, 1)} }}
+var (
+	waiters  = sync.Pool{New: func() any { return &waiter{done: make(chan struct{}, 1)} }}
+	sleepers = sync.Pool{New: func() any { return new(sleeper) }}
+)
 
-// joinSlack is how much earlier than the sleeper's deadline a caller's
-// may be and still wait for the sleeper: the deadlines of callers waiting
-// for one tick differ by the noise of their clock readings. The kernel's
-// own timer slack for a thread is 50 µs.
+// joinSlack is how much later than a caller's deadline a sleeper may wake
+// and still serve it: the deadlines of callers waiting for one tick differ
+// by the noise of their clock readings. The kernel's own timer slack for a
+// thread is 50 µs.
 const joinSlack = 50 * int64(time.Microsecond)
 
 // wait returns once the monotonic time since start is at, or with ctx's
@@ -75,19 +83,22 @@ func (q *waitq) wait(ctx context.Context, at int64) error {
 		q.mu.Unlock()
 		return nil
 	}
-	if q.sleeper && at < q.target-joinSlack {
-		q.mu.Unlock()
-		return sleepPrecise(ctx, time.Duration(at-q.now()))
-	}
 	w := waiters.Get().(*waiter)
 	w.at = at
 	q.waiting = append(q.waiting, w)
-	if !q.sleeper {
-		q.sleeper = true
+	if !q.covered(at, nil) {
+		s := sleepers.Get().(*sleeper)
+		s.target = at
+		q.sleepers = append(q.sleepers, s)
 		q.mu.Unlock()
-		return q.lead(ctx, w)
+		return q.lead(ctx, w, s)
 	}
 	q.mu.Unlock()
+	return q.follow(ctx, w)
+}
+
+// follow waits on w's channel until a sleeper wakes it or ctx ends.
+func (q *waitq) follow(ctx context.Context, w *waiter) error {
 	select {
 	case <-w.done:
 		waiters.Put(w)
@@ -104,28 +115,36 @@ func (q *waitq) wait(ctx context.Context, at int64) error {
 	}
 }
 
-// lead sleeps for the queue, as the caller of w, until w is due or ctx
-// ends; either way it hands the rest of the queue on.
-func (q *waitq) lead(ctx context.Context, w *waiter) error {
-	defer waiters.Put(w)
+// lead sleeps for the queue as s, the caller of w, until w is due or ctx
+// ends; either way it hands the rest of the queue on. While another
+// sleeper wakes in time for every deadline left, it waits on w's channel
+// instead.
+func (q *waitq) lead(ctx context.Context, w *waiter, s *sleeper) error {
 	for {
 		q.mu.Lock()
 		now := q.now()
 		next := q.wakeDue(now)
 		select {
 		case <-w.done:
-			q.handOn(next)
+			q.handOn(s, next)
 			q.mu.Unlock()
+			waiters.Put(w)
 			return nil
 		default:
 		}
 		if err := ctx.Err(); err != nil {
 			q.remove(w)
-			q.handOn(next)
+			q.handOn(s, q.earliest())
 			q.mu.Unlock()
+			waiters.Put(w)
 			return err
 		}
-		q.target = next
+		if q.covered(next, s) {
+			q.drop(s)
+			q.mu.Unlock()
+			return q.follow(ctx, w)
+		}
+		s.target = next
 		q.mu.Unlock()
 		d := time.Duration(next - now)
 		if ctx.Done() != nil {
@@ -135,32 +154,74 @@ func (q *waitq) lead(ctx context.Context, w *waiter) error {
 	}
 }
 
-// serve sleeps for the queue on a goroutine of its own until nobody waits.
-func (q *waitq) serve() {
+// serve sleeps for the queue as s, on a goroutine of its own, until
+// nobody waits or another sleeper wakes in time for every deadline left.
+// A waitq's waits are short (preciseWait), so its slices cost a few
+// wake-ups at most.
+func (q *waitq) serve(s *sleeper) {
 	for {
 		q.mu.Lock()
 		now := q.now()
 		next := q.wakeDue(now)
-		if len(q.waiting) == 0 {
-			q.sleeper = false
+		if len(q.waiting) == 0 || q.covered(next, s) {
+			q.drop(s)
 			q.mu.Unlock()
 			return
 		}
-		q.target = next
+		s.target = next
 		q.mu.Unlock()
-		sleepThread(time.Duration(next - now))
+		// In slices, so that it stops soon after the callers it sleeps
+		// for have left (cancelled) or an earlier sleeper took over.
+		sleepThread(min(time.Duration(next-now), cancelSlice))
 	}
 }
 
-// handOn leaves the queue to a goroutine that sleeps for it towards next,
-// or marks that nobody sleeps when the queue is empty. q.mu is held.
-func (q *waitq) handOn(next int64) {
-	if len(q.waiting) == 0 {
-		q.sleeper = false
+// handOn leaves the queue, which s slept for, to a goroutine that sleeps
+// for it towards next — unless nobody waits or another sleeper wakes in
+// time for next. q.mu is held.
+func (q *waitq) handOn(s *sleeper, next int64) {
+	if len(q.waiting) == 0 || q.covered(next, s) {
+		q.drop(s)
 		return
 	}
-	q.target = next
-	go q.serve()
+	s.target = next
+	go q.serve(s)
+}
+
+// covered reports whether a sleeper other than self wakes in time for a
+// caller due at at. q.mu is held.
+func (q *waitq) covered(at int64, self *sleeper) bool {
+	for _, s := range q.sleepers {
+		if s != self && s.target <= at+joinSlack {
+			return true
+		}
+	}
+	return false
+}
+
+// drop takes s out of the sleepers, for reuse: its thread no longer
+// sleeps for the queue. q.mu is held.
+func (q *waitq) drop(s *sleeper) {
+	for i, x := range q.sleepers {
+		if x == s {
+			last := len(q.sleepers) - 1
+			q.sleepers[i] = q.sleepers[last]
+			q.sleepers[last] = nil
+			q.sleepers = q.sleepers[:last]
+			sleepers.Put(s)
+			return
+		}
+	}
+}
+
+// earliest returns the earliest deadline in the queue (math.MaxInt64 when
+// none). q.mu is held.
+func (q *waitq) earliest() int64 {
+	next := int64(math.MaxInt64)
+	for _, w := range q.waiting {
+		next = min(next, w.at)
+	}
+	return next
 }
 
 // wakeDue wakes and removes every waiter due at now, and returns the
