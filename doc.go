@@ -58,7 +58,8 @@
 //
 // [Generator.NextN] fills a slice with IDs, taking each tick's sequence
 // numbers with one atomic operation; [WithSequenceOffset] starts each tick
-// at a random sequence number, so that id % shards spreads at low rates.
+// at a random sequence number, so that id % shards spreads at low rates
+// (where the sequence is the ID's low bits, as in [TwitterLayout]).
 // Callers that wait for a tick are served in the order they started
 // waiting, and on the system clock they do not hold an OS thread each.
 //

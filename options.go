@@ -145,6 +145,12 @@ func (cfg *config) useLease(node int64) error {
 // capacity); uniqueness does not depend on it, and neither does order. 0
 // and 1 mean no offset; n above the layout's sequences per tick means all
 // of them. [New] fails with [ErrInvalidOption] for a negative n.
+//
+// The offset spreads id % shards only where the sequence is the ID's low
+// bits: [TimeNodeSequence] order, as in [TwitterLayout]. In
+// [TimeSequenceNode] order ([SonyflakeLayout], [SonyflakeV2Layout]) the low
+// bits are the node, so id % 16 is the same for every ID of a node: shard
+// by [ID.Sequence] % shards, or by (id >> node bits) % shards, instead.
 func WithSequenceOffset(n int) Option {
 	return optionFunc(func(cfg *config) {
 		if n < 0 {

@@ -210,8 +210,9 @@ func (r RestartReport) String() string {
 // the generator's, says cannot happen.
 type Violation struct {
 	// Promise is the promise broken: "unique", "monotonic", "stall",
-	// "lead", "node", "rollback-amount" or "restart" (an ID of a new run
-	// stamped at or before the previous run's mark).
+	// "lead", "order" (a call served after one that started later),
+	// "node", "rollback-amount" or "restart" (an ID of a new run stamped
+	// at or before the previous run's mark).
 	Promise string `json:"promise"`
 	// Call is the 1-based number of the call, in the order calls started.
 	Call int64 `json:"call"`

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -59,9 +60,12 @@ func newInstant(t testing.TB, cfg config, rowStep int64, failEvery int) (*Alloca
 // batches, from ranges of 7 to 64 numbers while a fifth of the takes
 // fail. Each goroutine's numbers are strictly increasing, no number comes
 // twice, and the numbers handed out are exactly the lowest of the ranges
-// taken: none skipped, the rest still in the buffers.
+// taken: none skipped, the rest still in the buffers. The clock is a mock
+// that never moves: every load comes at once after the last, so the step
+// doubles from 7 up to 64 and stays there.
 func TestConcurrentCallers(t *testing.T) {
 	cfg := defaultConfig()
+	cfg.clock = clock.NewMock()
 	cfg.maxStep = 64
 	a, src := newInstant(t, cfg, 7, 5)
 	const goroutines, perGoroutine = 8, 10_000

@@ -13,8 +13,9 @@ import (
 
 // An order-number service: the table is created once, each process makes
 // one allocator per tag at start, and every request takes a number. (The
-// example needs a PostgreSQL server, so it has no output to check; the
-// tests run the same calls against a real one.)
+// example needs a PostgreSQL server, so it has no // Output: comment: go
+// test compiles it but does not run it. The tests run the same calls
+// against a real server.)
 func Example() {
 	ctx := context.Background()
 	db, err := sql.Open("pgx", "postgres://app@127.0.0.1:5432/app?sslmode=disable")

@@ -32,7 +32,9 @@ func addGeneratorFlags(fs *flag.FlagSet) *generatorFlags {
 		layout:   fs.String("layout", "twitter", "layout: "+layoutPresets()+", or key=value,... (see ringflake.ParseLayout)"),
 		strategy: fs.String("strategy", strategies.Default().String(), "rollback strategy, e.g. error, wait:5ms, logical:1s, ring, or a chain"),
 		offset: fs.Int("offset", 0, "start each tick's sequence at a number drawn from [0, N), so that id % shards\n"+
-			"spreads at low rates (see ringflake.WithSequenceOffset); 0 starts at 0"),
+			"spreads at low rates where the sequence is the low bits (twitter); where the node is\n"+
+			"(sonyflake, sonyflake-v2), shard by (id >> node bits) % shards instead\n"+
+			"(see ringflake.WithSequenceOffset); 0 starts at 0"),
 	}
 }
 

@@ -22,12 +22,13 @@
 // strategies.Parse). FORMAT is an ID encoding: dec (the default), hex,
 // base32, base58, base62, base64, or bwmarrin/snowflake's base2, base36,
 // base58-flickr and zbase32 (see ringflake.Encoding; base58 and
-// base58-flickr read each other's text as other IDs); or serial:PATTERN,
-// serial numbers such as serial:PAY{time:20060102150405.000}{node}{seq}
-// with the time in UTC (see ringflake.NewSerialFormat). parse also reads
-// an ID written NAME:TEXT in encoding NAME, and 0x... as hex (not with a
-// serial FORMAT, whose text is read whole), and with -json prints one
-// JSON object per ID.
+// base58-flickr read each other's text as other IDs). gen and parse also
+// take serial:PATTERN, serial numbers such as
+// serial:PAY{time:20060102150405.000}{node}{seq} with the time in UTC (see
+// ringflake.NewSerialFormat); bounds and serve's format= do not. parse
+// also reads an ID written NAME:TEXT in encoding NAME, and 0x... as hex
+// (not with a serial FORMAT, whose text is read whole), and with -json
+// prints one JSON object per ID.
 //
 // replay replays clock-skew scenario files (see package scenario) on a
 // simulated clock against strategies and reports what each did; record
@@ -103,7 +104,8 @@ const usage = `usage:
   ringflake migrate-check -from LAYOUT -to LAYOUT -at TIME
 
 FORMAT is an encoding (dec, hex, base32, base58, base62, base64, base2, base36,
-base58-flickr, zbase32) or serial:PATTERN, e.g. 'serial:PAY{time:20060102150405.000}{node}{seq}'.
+base58-flickr, zbase32); gen and parse also take serial:PATTERN, serial numbers such as
+'serial:PAY{time:20060102150405.000}{node}{seq}' (bounds does not, nor serve's format=).
 Run "ringflake COMMAND -h" for a command's flags.
 `
 

@@ -33,7 +33,7 @@ for TLS) or etcd://HOST:PORT[,HOST:PORT...][?prefix=P&ttl=10s&maxlead=1s].
 maxlead is the longest any process of the prefix may run ahead of its clock
 (a logical:D strategy needs D or more; use the same value in every process).
 The first lease under a prefix, or after the server lost data, waits
-ttl + maxlead before it issues`
+ttl + maxlead and a margin (ttl/100 + 2ms) before it issues`
 
 const guardHelp = `claim the configured -node id (N, env:VAR or ordinal) on a server while
 gen runs, so that a second process with the same id fails at start:

@@ -146,29 +146,36 @@ func New(g *ringflake.Generator, opts ...Option) (*Handler, error) {
 	h.bufs.New = func() any { b := make([]byte, 0, 64); return &b }
 	h.ids.New = func() any { ids := make([]ringflake.ID, h.maxBatch); return &ids }
 
-	h.handle("/v1/id", getOnly(h.serveID))
-	h.handle("/v1/ids", getOnly(h.serveIDs))
-	h.handle("/v1/parse/{id}", h.serveParse)
-	h.handle("/healthz", h.serveHealth)
-	h.handle("/readyz", h.serveReady)
+	h.handle("/v1/id", allowGet, getOnly(h.serveID))
+	h.handle("/v1/ids", allowGet, getOnly(h.serveIDs))
+	h.handle("/v1/parse/{id}", allowGetHead, h.serveParse)
+	h.handle("/healthz", allowGetHead, h.serveHealth)
+	h.handle("/readyz", allowGetHead, h.serveReady)
 	if !cfg.noMetrics {
 		metrics, err := metricsHandler(g, cfg.registry)
 		if err != nil {
 			return nil, err
 		}
-		h.handle("/metrics", metrics.ServeHTTP)
+		h.handle("/metrics", allowGetHead, metrics.ServeHTTP)
 	}
 	h.mux.HandleFunc("/", notFound)
 	return h, nil
 }
 
+// The Allow header of a 405: the routes that issue IDs refuse HEAD
+// (getOnly), the others answer it as GET.
+const (
+	allowGet     = "GET"
+	allowGetHead = "GET, HEAD"
+)
+
 // handle routes GET (and HEAD) requests for path to f. The same path
 // without a method matches every other method (the pattern with GET is
-// more specific), so that a wrong method gets a JSON 405 rather than
-// ServeMux's text one.
-func (h *Handler) handle(path string, f http.HandlerFunc) {
+// more specific), so that a wrong method gets a JSON 405, with allow as
+// its Allow header, rather than ServeMux's text one.
+func (h *Handler) handle(path, allow string, f http.HandlerFunc) {
 	h.mux.HandleFunc("GET "+path, f)
-	h.mux.HandleFunc(path, methodNotAllowed)
+	h.mux.HandleFunc(path, methodNotAllowed(allow))
 }
 
 // metricsHandler registers g's collector on reg, or on a registry of its
@@ -360,9 +367,13 @@ func (h *Handler) serveReady(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, h.ready)
 }
 
-func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Allow", "GET, HEAD")
-	writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s: use GET", r.Method, r.URL.Path), "")
+// methodNotAllowed answers a method the route does not take: 405 with
+// allow as the Allow header.
+func methodNotAllowed(allow string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s: use GET", r.Method, r.URL.Path), "")
+	}
 }
 
 // getOnly refuses HEAD on the endpoints that issue IDs: a HEAD request
@@ -370,7 +381,7 @@ func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 func getOnly(f http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodHead {
-			w.Header().Set("Allow", "GET")
+			w.Header().Set("Allow", allowGet)
 			writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("HEAD is not allowed on %s: it would issue IDs nobody sees; use GET", r.URL.Path), "")
 			return
 		}

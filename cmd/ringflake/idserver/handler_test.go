@@ -249,7 +249,10 @@ func TestMethodsAndPaths(t *testing.T) {
 		status         int
 	}{
 		{http.MethodPost, "/v1/id", http.StatusMethodNotAllowed},
+		{http.MethodPut, "/v1/id", http.StatusMethodNotAllowed},
+		{http.MethodPost, "/v1/ids", http.StatusMethodNotAllowed},
 		{http.MethodPut, "/v1/ids?n=2", http.StatusMethodNotAllowed},
+		{http.MethodPost, "/v1/parse/1", http.StatusMethodNotAllowed},
 		{http.MethodDelete, "/v1/parse/1", http.StatusMethodNotAllowed},
 		{http.MethodPost, "/healthz", http.StatusMethodNotAllowed},
 		{http.MethodPatch, "/readyz", http.StatusMethodNotAllowed},
@@ -268,8 +271,9 @@ func TestMethodsAndPaths(t *testing.T) {
 			assert.Equal(t, tc.status, w.Code)
 			assert.NotEmpty(t, r.Error)
 			if tc.status == http.StatusMethodNotAllowed {
+				// The routes that issue IDs refuse HEAD too.
 				allow := "GET, HEAD"
-				if tc.method == http.MethodHead {
+				if strings.HasPrefix(tc.target, "/v1/id") {
 					allow = "GET"
 				}
 				assert.Equal(t, allow, w.Header().Get("Allow"))
