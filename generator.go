@@ -161,7 +161,7 @@ func New(node int64, opts ...Option) (*Generator, error) {
 		g.maxLead = int64(b.MaxLead() / l.unit)
 	}
 	g.ring.init(l.seqBits, cfg.seqOffset)
-	g.line.init()
+	g.line.init(uint64(g.layout.MaxSequence()) + 1)
 	g.newest.Store(-1)
 	g.src.init(cfg.clock, now, l.epoch, l.unit, &g.stats, &g.newest)
 	g.waits.start = g.src.start

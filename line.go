@@ -19,12 +19,26 @@ import (
 // While anyone is in line the fast path is closed (the horizon is put at
 // the bottom), so that a caller arriving at the new tick joins the line
 // behind those already in it instead of taking the tick's room first.
+//
+// A place's target is the earliest tick its turn can come: the tick after
+// the full one for the head, and for those behind it the tick where the
+// IDs wanted ahead of them would run out if every tick had the layout's
+// whole sequence (perTick) free — so a caller sleeps until its turn may
+// have come instead of waking at every tick of a long line. With fewer
+// numbers free (an offset, numbers already taken) the turn comes later
+// and the caller waits again; it never comes earlier.
 type line struct {
-	mu     sync.Mutex
-	queue  []*place // in order; queue[head:] wait
-	head   int
-	free   []*place     // places to reuse: waiting allocates nothing
-	length atomic.Int32 // len(queue) - head, for setHorizon
+	mu      sync.Mutex
+	queue   []*place // in order; queue[head:] wait
+	head    int
+	free    []*place     // places to reuse: waiting allocates nothing
+	length  atomic.Int32 // len(queue) - head, for setHorizon
+	perTick uint64       // the most IDs a tick has: the layout's sequence numbers
+
+	// The tick the last place's turn is projected at, and how many of
+	// that tick's numbers are left after it.
+	tailTick int64
+	tailRoom uint64
 }
 
 // place is a caller's place in line.
@@ -34,12 +48,16 @@ type place struct {
 	served run    // its IDs, once served; n == 0 until then
 }
 
-// init gives the line a place to reuse, so that the first wait allocates
-// nothing either.
-func (l *line) init() { l.free = append(l.free, new(place)) }
+// init readies the line of a layout with perTick sequence numbers per
+// tick, with a place to reuse, so that the first wait allocates nothing
+// either.
+func (l *line) init(perTick uint64) {
+	l.perTick = perTick
+	l.free = append(l.free, new(place))
+}
 
-// join puts a place for want IDs, waiting for tick target, at the end of
-// the line. l.mu is held.
+// join puts a place for want IDs, waiting for tick target at the earliest,
+// at the end of the line, projected behind the places ahead. l.mu is held.
 func (l *line) join(want uint64, target int64) *place {
 	var p *place
 	if n := len(l.free); n > 0 {
@@ -47,10 +65,25 @@ func (l *line) join(want uint64, target int64) *place {
 	} else {
 		p = new(place)
 	}
-	*p = place{want: want, target: target}
+	if l.length.Load() == 0 || l.tailTick < target {
+		l.tailTick, l.tailRoom = target, l.perTick
+	}
+	*p = place{want: want, target: l.project(want)}
 	l.queue = append(l.queue, p)
 	l.length.Add(1)
 	return p
+}
+
+// project returns the tick a place for want IDs behind the tail would be
+// served at, and moves the tail past it. A place is served once, from one
+// tick: all it wants, or what that tick has left. l.mu is held.
+func (l *line) project(want uint64) int64 {
+	at := l.tailTick
+	l.tailRoom -= min(want, l.tailRoom)
+	if l.tailRoom == 0 {
+		l.tailTick, l.tailRoom = addSat(l.tailTick, 1), l.perTick
+	}
+	return at
 }
 
 // leave takes p out of the line, served or not, and keeps it for reuse.
@@ -94,8 +127,10 @@ func (g *Generator) serve(now int64) {
 		}
 		v, n := g.ring.takeRunAt(now, p.want)
 		if n == 0 {
+			// Tick now is full: project the line again from the next.
+			l.tailTick, l.tailRoom = now+1, l.perTick
 			for _, q := range l.queue[l.head:] {
-				q.target = max(q.target, now+1)
+				q.target = max(q.target, l.project(q.want))
 			}
 			break
 		}

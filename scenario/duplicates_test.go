@@ -1,9 +1,13 @@
 package scenario
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ringflake/ringflake/strategies"
 )
 
 // The generator never issues an ID twice, so no replay can show the
@@ -44,4 +48,28 @@ func TestServedOutOfOrder(t *testing.T) {
 		{Promise: "order", Call: 4, At: 30, Detail: "served after call 5, which started later and was served before it"},
 	}, servedOutOfOrder(starved))
 	assert.Empty(t, servedOutOfOrder(nil))
+}
+
+// Callers in a long line sleep until their turn may have come, not once
+// per tick: 1,024 callers queue for a layout of 2 IDs per tick, and the
+// generator's sleeps stay within a few per call. (Each caller woke at every
+// tick before, about 500 sleeps per call here.)
+func TestQueuedCallersSleepUntilTheirTurn(t *testing.T) {
+	s, err := Parse("herd.yaml", []byte(`start: 2026-11-22T12:00:00Z
+duration: 100ms
+layout: twitter,seq=1,node=21
+load: {rate: 50/ms, goroutines: 1024}
+`))
+	require.NoError(t, err)
+	for _, name := range []string{"error", "ring,wait:5ms,error"} {
+		st, err := strategies.Parse(name)
+		require.NoError(t, err)
+		rep, err := Replay(context.Background(), s, st)
+		require.NoError(t, err)
+		require.Equal(t, int64(5000), rep.Calls, name)
+		assert.Equal(t, rep.Calls, rep.Issued, name)
+		assert.True(t, rep.OK(), "%s: %v", name, rep.Violations)
+		assert.Positive(t, rep.MaxQueue, "%s: the callers queued", name)
+		assert.LessOrEqual(t, rep.sleeps, 3*rep.Calls, "%s: sleeps of %d calls", name, rep.Calls)
+	}
 }

@@ -566,6 +566,7 @@ func (c engineClock) Monotonic() time.Duration { return c.e.clk.Monotonic() }
 func (c engineClock) After(d time.Duration) <-chan time.Time {
 	e := c.e
 	if d > 0 {
+		e.rep.sleeps++
 		w := e.current
 		w.sleeping, w.wakeAt = true, e.mono+min(d, math.MaxInt64-e.mono)
 		w.sleepGen++

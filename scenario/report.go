@@ -74,6 +74,8 @@ type Report struct {
 	Unmet []Unmet
 	// Trace holds what a plot draws; nil unless [WithTrace] was given.
 	Trace *Trace
+
+	sleeps int64 // the generator's sleeps on the simulated clock, for tests
 }
 
 // ErrorMap counts errors by kind: "rollback" (the clock was behind and the
