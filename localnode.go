@@ -47,7 +47,11 @@ const DefaultLocalNodeDir = "/tmp/ringflake-nodes"
 // (flock needs no more), refuses symbolic links, named pipes and anything
 // else that is not a regular file there, and refuses a world-writable
 // directory without the sticky bit, in which any user could remove a held
-// lock file so that a second process could take the same id. Lock files
+// lock file so that a second process could take the same id. The sticky
+// bit does not hold back the directory's owner, who may remove any file
+// in it: on a host whose users do not trust each other, have root make
+// the directory (mode 1777) at boot, as systemd-tmpfiles can, before any
+// user can make it first. Lock files
 // are kept after use; do not delete them while a process runs (on macOS,
 // which removes files in /tmp that were not accessed for three days, give
 // a process that runs longer its own directory). systemd-tmpfiles, which

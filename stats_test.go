@@ -227,6 +227,38 @@ func TestRollbackHookReportsFailures(t *testing.T) {
 	assert.Equal(t, 49*time.Millisecond, events[0].Behind)
 }
 
+// NextN reports a rollback to the hook as Next does: once per rollback,
+// not per batch or per ID, with what the strategy did.
+func TestRollbackHookSeesBatches(t *testing.T) {
+	var events []ringflake.RollbackEvent
+	g, clk := newStatsGen(t, "ring,wait:5ms,error", ringflake.WithRollbackHook(func(e ringflake.RollbackEvent) { events = append(events, e) }))
+	ids := make([]ringflake.ID, 64)
+	_, err := g.NextN(context.Background(), ids)
+	require.NoError(t, err)
+	clk.Step(-3 * time.Millisecond)
+	clk.Add(time.Millisecond)
+	for range 3 {
+		n, err := g.NextN(context.Background(), ids)
+		require.NoError(t, err)
+		require.Equal(t, len(ids), n)
+	}
+	require.Len(t, events, 1, "one event per rollback, not per batch")
+	assert.Equal(t, ringflake.RollbackEvent{At: start.Add(-2 * time.Millisecond), Behind: 2 * time.Millisecond,
+		Strategy: "ring", Outcome: ringflake.Issued}, events[0])
+
+	// A step beyond the wait fails the batch, and the hook says so.
+	g2, clk2 := newStatsGen(t, "wait:5ms", ringflake.WithRollbackHook(func(e ringflake.RollbackEvent) { events = append(events, e) }))
+	_, err = g2.NextN(context.Background(), ids)
+	require.NoError(t, err)
+	clk2.Step(-50 * time.Millisecond)
+	clk2.Add(time.Millisecond)
+	n, err := g2.NextN(context.Background(), ids)
+	require.ErrorIs(t, err, ringflake.ErrClockRollback)
+	assert.Zero(t, n)
+	require.Len(t, events, 2)
+	assert.Equal(t, ringflake.Failed, events[1].Outcome)
+}
+
 // A step back seen while nothing is behind the newest ID (an idle
 // generator) reports no event, and neither does borrowing after it.
 func TestRollbackHookIgnoresStepsThatLeaveNothingBehind(t *testing.T) {
