@@ -277,7 +277,12 @@ func (g *Generator) NextN(ctx context.Context, ids []ID) (n int, err error) {
 }
 
 // Close ends the generator: later calls fail with [ErrClosed], and so do
-// calls waiting for a tick. It may run concurrently with calls in flight:
+// calls waiting for a tick, when their wait ends — at once for the short
+// waits (up to 10 ms) of a generator on the system clock on Linux, where
+// only the caller sleeping in the kernel for the others ends its current
+// slice first; otherwise (a restart's reservation, longer strategy waits,
+// a clock given with [WithClock], other systems) when the wait's time is
+// up or its context ends. It may run concurrently with calls in flight:
 // it seals the ring, so that no call can issue an ID after it, and learns
 // from the ring the newest tick any call issued. With a [MarkStore] it
 // then waits for a save in flight and saves the exact high-water mark —
