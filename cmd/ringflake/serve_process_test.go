@@ -10,8 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -88,12 +90,40 @@ func (p *process) stderr() string {
 // terminate sends SIGTERM and requires a clean exit (status 0).
 func (p *process) terminate() {
 	p.t.Helper()
-	require.NoError(p.t, p.cmd.Process.Signal(syscall.SIGTERM))
+	p.stopWith(syscall.SIGTERM)
+}
+
+// stopWith sends sig and requires a clean exit (status 0) after the
+// server said why it stops and that it stopped.
+func (p *process) stopWith(sig os.Signal) {
+	p.t.Helper()
+	require.NoError(p.t, p.cmd.Process.Signal(sig))
+	require.Equal(p.t, 0, p.exitCode(), "exit status; stderr:\n%s", p.stderr())
+	assert.Contains(p.t, p.stderr(), "signal received")
+	assert.Contains(p.t, p.stderr(), "stopped; closing the generator")
+	assert.Empty(p.t, p.stdout.String())
+}
+
+// exitCode waits for p to end (bounded by processTimeout) and returns its
+// exit status.
+func (p *process) exitCode() int {
+	p.t.Helper()
 	err := p.cmd.Wait()
 	<-p.logDone
-	require.NoError(p.t, err, "exit status; stderr:\n%s", p.stderr())
-	assert.Contains(p.t, p.stderr(), "signal received")
-	assert.Empty(p.t, p.stdout.String())
+	var exit *exec.ExitError
+	if err != nil {
+		require.ErrorAs(p.t, err, &exit, "stderr:\n%s", p.stderr())
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// kill ends p with SIGKILL, as kill -9 does: it saves and releases
+// nothing itself.
+func (p *process) kill() {
+	p.t.Helper()
+	require.NoError(p.t, p.cmd.Process.Kill())
+	_ = p.cmd.Wait() // "signal: killed"
+	<-p.logDone
 }
 
 // The real command, under concurrent requests for single IDs and batches,
@@ -242,4 +272,185 @@ func TestServeProcessLeaseEnds(t *testing.T) {
 	assert.Equal(t, 1, exit.ExitCode())
 	assert.Contains(t, p.stderr(), "ended")
 	assert.Contains(t, p.stderr(), "stopped; closing the generator")
+}
+
+// coarseLayout issues 2 IDs a tick of half a second: a batch of n IDs
+// takes n/2 ticks of the server's real clock, so a test can signal the
+// server while the batch is under way — waiting for the ticks it needs,
+// (n/2-1)/2 seconds at least once it has taken its first IDs — without
+// slowing or stalling anything itself. (A tick of a second would not do
+// with -state: the mark is written 1s ahead, which must be two ticks.)
+const coarseLayout = "twitter,unit=500ms,time=33,node=29,seq=1"
+
+// fetched is the outcome of fetch.
+type fetched struct {
+	ids []string
+	err error
+}
+
+// fetchAsync runs fetch in a goroutine of its own and sends its outcome.
+func fetchAsync(ctx context.Context, client *http.Client, target string) <-chan fetched {
+	c := make(chan fetched, 1)
+	go func() {
+		ids, err := fetch(ctx, client, target)
+		c <- fetched{ids, err}
+	}()
+	return c
+}
+
+// issued returns the number of IDs the server reports it issued on
+// /metrics (ringflake_ids_issued_total), or -1 when it cannot tell.
+func (p *process) issued(ctx context.Context, client *http.Client) float64 {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.base+"/metrics", nil)
+	if err != nil {
+		return -1
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "ringflake_ids_issued_total "); ok {
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return -1
+			}
+			return n
+		}
+	}
+	return -1
+}
+
+// awaitIssued waits until the server has issued at least n IDs.
+func (p *process) awaitIssued(ctx context.Context, client *http.Client, n float64, msg string) {
+	p.t.Helper()
+	require.Eventually(p.t, func() bool { return p.issued(ctx, client) >= n }, processTimeout, 10*time.Millisecond, msg)
+}
+
+// parseUnique parses IDs and requires each to be new to seen, which it
+// adds them to; it returns the newest.
+func parseUnique(t *testing.T, texts []string, seen map[ringflake.ID]bool) ringflake.ID {
+	t.Helper()
+	var newest ringflake.ID
+	for _, text := range texts {
+		id, err := ringflake.Parse(text)
+		require.NoError(t, err)
+		require.False(t, seen[id], "ID %d served twice", id)
+		seen[id] = true
+		newest = max(newest, id)
+	}
+	return newest
+}
+
+// requireExactMark requires the state file at path to hold the exact mark
+// a clean stop saves: node's, in layout l, at newest, the newest ID the
+// server issued.
+func requireExactMark(t *testing.T, path string, node int64, l ringflake.Layout, newest ringflake.ID) {
+	t.Helper()
+	last := newest.Time(l)
+	assert.Equal(t, ringflake.Mark{Limit: last, Since: last, Node: node, Layout: l.String()}, loadMark(t, path),
+		"the exact mark: the newest ID issued, %v", last)
+}
+
+// A request under way at SIGTERM — a batch waiting for the ticks it needs
+// — finishes: 200 with all its IDs; then the server saves the exact mark,
+// which covers them, and exits 0.
+func TestServeProcessFinishesRequestsUnderWay(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), processTimeout) // hang guard
+	defer cancel()
+	l, err := ringflake.ParseLayout(coarseLayout)
+	require.NoError(t, err)
+	state := filepath.Join(t.TempDir(), "node9.mark")
+	p := startServe(t, "-node", "9", "-layout", coarseLayout, "-state", state)
+	client := &http.Client{Timeout: time.Minute}
+	defer client.CloseIdleConnections()
+
+	const n = 12 // 6 ticks: once it took its first IDs it needs 5 more, over 2 seconds
+	batch := fetchAsync(ctx, client, fmt.Sprintf("%s/v1/ids?n=%d", p.base, n))
+	p.awaitIssued(ctx, client, 1, "the batch took its first IDs")
+	p.terminate()
+
+	got := <-batch
+	require.NoError(t, got.err, "the request under way at SIGTERM finishes")
+	require.Len(t, got.ids, n)
+	newest := parseUnique(t, got.ids, map[ringflake.ID]bool{})
+	assert.Contains(t, p.stderr(), "finishing the requests under way (at most 10s)")
+	requireExactMark(t, state, 9, l, newest)
+}
+
+// A request that outlasts -grace is cut off: the server exits 1 with one
+// line that says so, after it saved the exact mark, and a restart on the
+// same state file issues after every ID the first run served.
+func TestServeProcessGraceCutsOff(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), processTimeout) // hang guard
+	defer cancel()
+	l, err := ringflake.ParseLayout(coarseLayout)
+	require.NoError(t, err)
+	state := filepath.Join(t.TempDir(), "node9.mark")
+	args := []string{"-node", "9", "-layout", coarseLayout, "-state", state}
+	p := startServe(t, append(args, "-grace", "100ms")...)
+	client := &http.Client{Timeout: time.Minute}
+	defer client.CloseIdleConnections()
+
+	received, err := fetch(ctx, client, p.base+"/v1/ids?n=2")
+	require.NoError(t, err)
+	require.Len(t, received, 2)
+	seen := map[ringflake.ID]bool{}
+	newest := parseUnique(t, received, seen)
+	// 20 ticks: once it took its first IDs it needs 19 more, over 9
+	// seconds, far more than the grace period.
+	batch := fetchAsync(ctx, client, p.base+"/v1/ids?n=40")
+	p.awaitIssued(ctx, client, float64(len(received)+1), "the batch took its first IDs")
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	require.Equal(t, 1, p.exitCode(), "stderr:\n%s", p.stderr())
+
+	got := <-batch
+	require.Error(t, got.err, "the request was cut off")
+	assert.Empty(t, p.stdout.String())
+	var errLines []string
+	for _, line := range strings.Split(strings.TrimSpace(p.stderr()), "\n") {
+		if strings.HasPrefix(line, "ringflake: ") {
+			errLines = append(errLines, line)
+		}
+	}
+	require.Len(t, errLines, 1, "one line with the error; stderr:\n%s", p.stderr())
+	assert.Contains(t, errLines[0], "the grace period of 100ms ended with requests under way; they were cut off")
+	assert.Contains(t, p.stderr(), "signal received: finishing the requests under way (at most 100ms)")
+	assert.NotContains(t, p.stderr(), "stopped; closing the generator")
+	m := loadMark(t, state)
+	assert.Equal(t, m.Since, m.Limit, "the generator was closed: the exact mark")
+	assert.False(t, newest.Time(l).After(m.Limit), "the mark %v covers the IDs served, up to %v", m.Limit, newest.Time(l))
+
+	again := startServe(t, args...)
+	more, err := fetch(ctx, client, again.base+"/v1/ids?n=4")
+	require.NoError(t, err)
+	require.Len(t, more, 4)
+	for _, text := range more {
+		id, err := ringflake.Parse(text)
+		require.NoError(t, err)
+		assert.Greater(t, id, newest, "the restart issues after every ID the first run served")
+		assert.True(t, id.Time(l).After(m.Limit), "the restart issues after the mark, %v: %v", m.Limit, id.Time(l))
+	}
+	parseUnique(t, more, seen)
+	again.terminate()
+}
+
+// SIGINT (Ctrl-C) stops the server as SIGTERM does: exit 0 and the exact
+// mark.
+func TestServeProcessSIGINT(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), processTimeout) // hang guard
+	defer cancel()
+	state := filepath.Join(t.TempDir(), "node9.mark")
+	p := startServe(t, "-node", "9", "-state", state)
+	client := &http.Client{Timeout: time.Minute}
+	defer client.CloseIdleConnections()
+	ids, err := fetch(ctx, client, p.base+"/v1/ids?n=5")
+	require.NoError(t, err)
+	require.Len(t, ids, 5)
+	newest := parseUnique(t, ids, map[ringflake.ID]bool{})
+
+	p.stopWith(os.Interrupt)
+	requireExactMark(t, state, 9, ringflake.TwitterLayout(), newest)
 }
