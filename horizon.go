@@ -153,6 +153,9 @@ func (g *Generator) openMark(cfg config, now int64) error {
 	if cfg.ahead%unit != 0 {
 		ahead++
 	}
+	if ahead < 2 && !cfg.aheadSet {
+		ahead = 2 // the default, on a layout of ticks longer than half of it
+	}
 	if ahead < 2 {
 		return fmt.Errorf("%w: WithMarkAhead(%v): want at least two ticks of %v", ErrInvalidOption, cfg.ahead, unit)
 	}

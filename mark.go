@@ -17,7 +17,7 @@ import (
 
 // DefaultMarkAhead is how far ahead of the IDs it issues a generator with a
 // [MarkStore] writes its high-water mark, unless [WithMarkAhead] says
-// otherwise.
+// otherwise — or two ticks of the layout, when they are longer.
 const DefaultMarkAhead = time.Second
 
 // A MarkStore persists a generator's high-water mark ([Mark]): an instant

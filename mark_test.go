@@ -240,6 +240,22 @@ func TestNewRejectsMarkOptions(t *testing.T) {
 	require.ErrorIs(t, err, ringflake.ErrInvalidOption)
 	_, err = ringflake.New(0, ringflake.WithMarkStore(&recordingStore{}), ringflake.WithMarkAhead(time.Millisecond))
 	require.ErrorIs(t, err, ringflake.ErrInvalidOption)
+	// On a layout of 1 s ticks the default (1 s) becomes two ticks; an
+	// explicit second is refused.
+	coarse, err := ringflake.ParseLayout("twitter,unit=1s,time=33,node=10,seq=20")
+	require.NoError(t, err)
+	_, err = ringflake.New(0, ringflake.WithLayout(coarse), ringflake.WithMarkStore(&recordingStore{}), ringflake.WithMarkAhead(time.Second))
+	require.ErrorIs(t, err, ringflake.ErrInvalidOption)
+	coarseStore := &recordingStore{}
+	g, err := ringflake.New(0, ringflake.WithClock(simclock.New(start)), ringflake.WithLayout(coarse), ringflake.WithMarkStore(coarseStore))
+	require.NoError(t, err, "the default mark ahead on a layout of 1 s ticks")
+	id, err := g.Next()
+	require.NoError(t, err)
+	coarseStore.mu.Lock()
+	limit := coarseStore.mark.Limit
+	coarseStore.mu.Unlock()
+	assert.Equal(t, id.Time(coarse).Add(2*time.Second), limit, "the mark is two ticks ahead")
+
 	past := ringflake.TwitterLayout().Last().Add(time.Hour)
 	store := &recordingStore{mark: ringflake.Mark{Limit: past, Since: past}}
 	_, err = ringflake.New(0, ringflake.WithClock(simclock.New(start)), ringflake.WithMarkStore(store))

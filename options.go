@@ -87,7 +87,8 @@ func WithMarkStore(s MarkStore) Option {
 // saves a new mark in the background once half of the interval is used, so
 // it writes about twice per interval; a longer interval writes less often
 // but makes a restarted generator wait (or borrow) longer. [New] fails with
-// [ErrInvalidOption] for less than two ticks of the layout.
+// [ErrInvalidOption] for less than two ticks of the layout (the default
+// is raised to two ticks instead).
 func WithMarkAhead(d time.Duration) Option {
 	return optionFunc(func(cfg *config) { cfg.ahead, cfg.aheadSet = d, true })
 }
