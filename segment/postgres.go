@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"sync/atomic"
 )
 
@@ -95,13 +96,24 @@ func (s *pgSource) take(ctx context.Context, step int64) (rng, error) {
 		size = step
 	}
 	var end, rowStep int64
-	s.trips.Add(1)
-	err := s.db.QueryRowContext(ctx, takeSQL, s.tag, size).Scan(&end, &rowStep)
-	if errors.Is(err, sql.ErrNoRows) {
-		return rng{}, s.classify(ctx, step)
-	}
-	if err != nil {
-		return rng{}, err
+	for attempt := 1; ; attempt++ {
+		s.trips.Add(1)
+		err := s.db.QueryRowContext(ctx, takeSQL, s.tag, size).Scan(&end, &rowStep)
+		if errors.Is(err, sql.ErrNoRows) {
+			// No row changed. The row may have been made (or its step
+			// changed) since the statement looked: then take again.
+			if err := s.classify(ctx, step); err != nil {
+				return rng{}, err
+			}
+			if attempt == 3 {
+				return rng{}, fmt.Errorf("ringflake: segment: the row of biz tag %q changed under %d takes in a row", s.tag, attempt)
+			}
+			continue
+		}
+		if err != nil {
+			return rng{}, err
+		}
+		break
 	}
 	if step == 0 {
 		step = rowStep
@@ -109,7 +121,10 @@ func (s *pgSource) take(ctx context.Context, step int64) (rng, error) {
 	return rng{first: end - step, size: step, rowStep: rowStep}, nil
 }
 
-// classify tells why takeSQL changed no row.
+// classify tells why takeSQL changed no row: the tag has no row, its step
+// is below 1, or the range would pass 2^63-1. It returns nil when none of
+// these holds any more — another process made the row, or changed it,
+// after the statement looked — and the take may be tried again.
 func (s *pgSource) classify(ctx context.Context, step int64) error {
 	var maxID, rowStep int64
 	s.trips.Add(1)
@@ -122,7 +137,13 @@ func (s *pgSource) classify(ctx context.Context, step int64) error {
 	case step == 0 && rowStep < 1:
 		return fmt.Errorf("%w: step %d of biz tag %q is below 1", ErrInvalidRow, rowStep, s.tag)
 	}
-	return ErrOverflow
+	if step == 0 {
+		step = rowStep
+	}
+	if maxID > math.MaxInt64-step {
+		return ErrOverflow
+	}
+	return nil
 }
 
 // create inserts the tag's row unless it exists.
