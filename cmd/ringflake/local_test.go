@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -110,16 +109,9 @@ func TestGenLocalNodeUnwritableDirectory(t *testing.T) {
 	if os.Geteuid() == 0 {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	}
-	var out, errOut strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err = cmd.Run()
-	var exit *exec.ExitError
-	require.ErrorAs(t, err, &exit)
-	assert.Equal(t, 1, exit.ExitCode(), errOut.String())
-	assert.Empty(t, out.String())
-	assert.Equal(t, 1, strings.Count(errOut.String(), "\n"), "one line: %s", errOut.String())
-	assert.Contains(t, errOut.String(), dir)
-	assert.Contains(t, errOut.String(), "permission denied")
+	errOut := runFailsOneLine(t, cmd)
+	assert.Contains(t, errOut, dir)
+	assert.Contains(t, errOut, "permission denied")
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Empty(t, entries, "nothing written")

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
@@ -109,4 +110,19 @@ func (p *cliProcess) ids(t *testing.T) []ringflake.ID {
 		ids = append(ids, id)
 	}
 	return ids
+}
+
+// runFailsOneLine runs cmd, which must fail with exit status 1, print
+// nothing on standard output and one line on standard error, which it
+// returns.
+func runFailsOneLine(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	var exit *exec.ExitError
+	require.ErrorAs(t, cmd.Run(), &exit)
+	assert.Equal(t, 1, exit.ExitCode(), errOut.String())
+	assert.Empty(t, out.String())
+	assert.Equal(t, 1, strings.Count(errOut.String(), "\n"), "one line: %s", errOut.String())
+	return errOut.String()
 }

@@ -164,15 +164,7 @@ func TestServeProcess(t *testing.T) {
 	}
 	wg.Wait()
 	require.Len(t, ids, goroutines*requests/2*(1+batch))
-	seen := make(map[ringflake.ID]bool, len(ids))
-	var newest ringflake.ID
-	for _, text := range ids {
-		id, err := ringflake.Parse(text)
-		require.NoError(t, err)
-		require.False(t, seen[id], "ID %d served twice", id)
-		seen[id] = true
-		newest = max(newest, id)
-	}
+	newest := parseUnique(t, ids, make(map[ringflake.ID]bool, len(ids)))
 
 	p.terminate()
 	m, err := ringflake.NewFileMarkStore(state).LoadMark(context.Background())

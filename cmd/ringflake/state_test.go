@@ -6,7 +6,6 @@ import (
 	"context"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -223,15 +222,7 @@ func TestGenStateNotWritable(t *testing.T) {
 	content, err := os.ReadFile(state)
 	require.NoError(t, err)
 
-	var out, errOut strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err = cmd.Run()
-	var exit *exec.ExitError
-	require.ErrorAs(t, err, &exit)
-	assert.Equal(t, 1, exit.ExitCode(), errOut.String())
-	assert.Empty(t, out.String())
-	assert.Equal(t, 1, strings.Count(errOut.String(), "\n"), "one line: %s", errOut.String())
-	assert.Contains(t, errOut.String(), state)
+	assert.Contains(t, runFailsOneLine(t, cmd), state)
 
 	after, err := os.Stat(state)
 	require.NoError(t, err)
