@@ -27,7 +27,7 @@
 // An [ID] is decimal in text and a string in JSON; an [Encoding] writes and
 // reads it as hex, Crockford base32, base58, base62 or base64url too, most
 // of them fixed-width and sorting like the IDs, and in bwmarrin/snowflake's
-// base2, base36, Flickr base58 and z-base-32 forms. A [SerialFormat] writes
+// base2, base36, Flickr base58 and z-base-32 forms. Package serialno writes
 // it as a business serial number (prefix, UTC time, node, sequence) that
 // parses back. ID and [NullID] implement database/sql's Scanner and
 // driver.Valuer.

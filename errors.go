@@ -274,26 +274,6 @@ func (e *PlanError) Error() string {
 // Is reports whether target is [ErrNoLayoutFits].
 func (e *PlanError) Is(target error) bool { return target == ErrNoLayoutFits }
 
-// ErrInvalidSerialFormat is matched by errors about a serial number
-// pattern that [NewSerialFormat] cannot use for a layout. Details are in a
-// [*SerialFormatError].
-var ErrInvalidSerialFormat = errors.New("ringflake: invalid serial format")
-
-// SerialFormatError reports what is wrong with a serial number pattern,
-// and where. It matches [ErrInvalidSerialFormat].
-type SerialFormatError struct {
-	Pattern string
-	Offset  int // byte offset of the problem in Pattern, or -1
-	Reason  string
-}
-
-func (e *SerialFormatError) Error() string {
-	return textError("invalid serial format", e.Pattern, e.Reason, e.Offset)
-}
-
-// Is reports whether target is [ErrInvalidSerialFormat].
-func (e *SerialFormatError) Is(target error) bool { return target == ErrInvalidSerialFormat }
-
 // ErrNodeInUse is matched by the error [New] returns when another live
 // generator of this process, on the system clock, has the same node id
 // and layout: two generators on one node would issue the same IDs.

@@ -25,7 +25,7 @@
 // base58-flickr read each other's text as other IDs). gen and parse also
 // take serial:PATTERN, serial numbers such as
 // serial:PAY{time:20060102150405.000}{node}{seq} with the time in UTC (see
-// ringflake.NewSerialFormat); bounds and serve's format= do not. parse
+// serialno.New); bounds and serve's format= do not. parse
 // also reads an ID written NAME:TEXT in encoding NAME, and 0x... as hex
 // (not with a serial FORMAT, whose text is read whole), and with -json
 // prints one JSON object per ID.

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/serialno"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -206,7 +207,7 @@ func TestGenSerial(t *testing.T) {
 		t.Run(layout, func(t *testing.T) {
 			l, err := ringflake.ParseLayout(layout)
 			require.NoError(t, err)
-			sf, err := ringflake.NewSerialFormat(strings.TrimPrefix(format, "serial:"), l)
+			sf, err := serialno.New(strings.TrimPrefix(format, "serial:"), l)
 			require.NoError(t, err)
 			code, out, errOut := runCLI("gen", "-n", "20", "-node", "3", "-layout", layout, "-format", format)
 			require.Equal(t, 0, code, errOut)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/serialno"
 	"github.com/ringflake/ringflake/cmd/ringflake/internal/idtext"
 )
 
@@ -67,7 +68,7 @@ func parse(args []string, stdout, stderr io.Writer) error {
 // formatHelp describes the -format flag of gen and parse.
 var formatHelp = "ID format: an encoding (" + encodingNames() + "; see ringflake.Encoding),\n" +
 	"or serial:PATTERN for serial numbers such as serial:PAY{time:20060102150405.000}{node}{seq}\n" +
-	"(see ringflake.NewSerialFormat; the time is UTC)"
+	"(see serialno.New; the time is UTC)"
 
 // encodingNames lists the encodings' names: "dec, hex, … or zbase32".
 func encodingNames() string {
@@ -82,14 +83,14 @@ func encodingNames() string {
 // as serial numbers.
 type idFormat struct {
 	enc    ringflake.Encoding
-	serial *ringflake.SerialFormat // nil for an encoding
+	serial *serialno.Format // nil for an encoding
 }
 
 // parseFormat reads a -format value for IDs of layout: an encoding's name,
 // or serial:PATTERN.
 func parseFormat(s string, layout ringflake.Layout) (idFormat, error) {
 	if pattern, ok := strings.CutPrefix(s, "serial:"); ok {
-		sf, err := ringflake.NewSerialFormat(pattern, layout)
+		sf, err := serialno.New(pattern, layout)
 		if err != nil {
 			return idFormat{}, err
 		}

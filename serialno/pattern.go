@@ -1,38 +1,39 @@
-package ringflake
+package serialno
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ringflake/ringflake"
 )
 
-// A SerialFormat writes IDs as business serial numbers — a fixed prefix,
+// A Format writes IDs as business serial numbers — a fixed prefix,
 // the ID's time readable in UTC, its node and its sequence, like the
 // payment and order numbers that payment systems print — and reads them
-// back to the IDs. Get one from [NewSerialFormat]:
+// back to the IDs. Get one from [New]:
 //
-//	f, err := ringflake.NewSerialFormat("PAY{time:20060102150405.000}{node:4}{seq:4}", ringflake.TwitterLayout())
+//	f, err := serialno.New("PAY{time:20060102150405.000}{node:4}{seq:4}", ringflake.TwitterLayout())
 //	s, err := f.Format(id) // "PAY20220628160740.105" + "0378" + "0000"
 //	id, err = f.Parse(s)
 //
 // A serial number is the ID in another spelling: formatting and parsing
 // are exact inverses over the layout's valid IDs, so serial numbers are as
 // unique as the IDs, and Parse gives back the ID, hence its node and
-// sequence. Every serial number of one SerialFormat has the same length
-// ([SerialFormat.Width]), and their byte-wise order is the numeric order
+// sequence. Every serial number of one Format has the same length
+// ([Format.Width]), and their byte-wise order is the numeric order
 // of the IDs (for the pattern's fixed literal text). The time is always
 // UTC, whatever location the layout's epoch carries.
 //
-// A SerialFormat is an immutable value, safe to copy and to use from many
-// goroutines at once. The zero SerialFormat is not valid: its Format,
-// Append and Parse return errors matching [ErrInvalidSerialFormat].
-type SerialFormat struct {
+// A Format is an immutable value, safe to copy and to use from many
+// goroutines at once. The zero Format is not valid: its Format,
+// Append and Parse return errors matching [ErrInvalidPattern].
+type Format struct {
 	pattern    string
-	layout     Layout
+	layout     ringflake.Layout
 	elems      []serialElem
 	width      int  // bytes of every serial number
 	year2      bool // the year has two digits, in the epoch's century
@@ -88,7 +89,7 @@ type serialElem struct {
 	at     int    // byte offset in the pattern, for errors
 }
 
-// NewSerialFormat returns the serial format that pattern describes for IDs
+// New returns the serial format that pattern describes for IDs
 // of layout. The pattern is literal text with three fields:
 //
 //	{time:LAYOUT}  the ID's time in UTC, in Go's reference-time notation, from the year
@@ -105,7 +106,7 @@ type serialElem struct {
 // "PAY{time:20060102150405000}{node}{seq}" (digits only) or
 // "ORD-{time:2006-01-02T15:04:05.00Z}-{node}-{seq}".
 //
-// NewSerialFormat refuses, with an error that names the place in the
+// New refuses, with an error that names the place in the
 // pattern, any pattern whose text would not tell every ID of the layout
 // from every other or would not sort like the IDs:
 //
@@ -123,18 +124,18 @@ type serialElem struct {
 //   - time, node and sequence must appear in the order of their bits in the
 //     ID (the layout's field order), most significant first.
 //
-// Errors match [ErrInvalidSerialFormat] and are [*SerialFormatError]s; a
-// zero layout is an error matching [ErrInvalidLayout].
-func NewSerialFormat(pattern string, layout Layout) (SerialFormat, error) {
+// Errors match [ErrInvalidPattern] and are [*PatternError]s; a
+// zero layout is an error matching [ringflake.ErrInvalidLayout].
+func New(pattern string, layout ringflake.Layout) (Format, error) {
 	if layout.IsZero() {
-		return SerialFormat{}, &LayoutError{Field: "Layout", Reason: "zero value"}
+		return Format{}, &ringflake.LayoutError{Field: "Layout", Reason: "zero value"}
 	}
-	f := SerialFormat{pattern: pattern, layout: layout}
+	f := Format{pattern: pattern, layout: layout}
 	if err := f.scan(); err != nil {
-		return SerialFormat{}, err
+		return Format{}, err
 	}
 	if err := f.check(); err != nil {
-		return SerialFormat{}, err
+		return Format{}, err
 	}
 	for _, e := range f.elems {
 		f.width += len(e.lit) + e.digits
@@ -142,13 +143,13 @@ func NewSerialFormat(pattern string, layout Layout) (SerialFormat, error) {
 	return f, nil
 }
 
-// bad returns a *SerialFormatError about the pattern at byte at.
-func (f *SerialFormat) bad(at int, format string, args ...any) error {
-	return &SerialFormatError{Pattern: f.pattern, Offset: at, Reason: fmt.Sprintf(format, args...)}
+// bad returns a *PatternError about the pattern at byte at.
+func (f *Format) bad(at int, format string, args ...any) error {
+	return &PatternError{Pattern: f.pattern, Offset: at, Reason: fmt.Sprintf(format, args...)}
 }
 
 // scan splits the pattern into elements and checks each on its own.
-func (f *SerialFormat) scan() error {
+func (f *Format) scan() error {
 	p := f.pattern
 	for i := 0; i < len(p); {
 		switch {
@@ -177,7 +178,7 @@ func (f *SerialFormat) scan() error {
 
 // addLit appends literal text s, found at byte at of the pattern, to the
 // elements, joining it to literal text just before.
-func (f *SerialFormat) addLit(at int, s string) {
+func (f *Format) addLit(at int, s string) {
 	if n := len(f.elems); n > 0 && f.elems[n-1].kind == litElem {
 		f.elems[n-1].lit += s
 		return
@@ -186,7 +187,7 @@ func (f *SerialFormat) addLit(at int, s string) {
 }
 
 // field reads the field {body} that starts at byte at of the pattern.
-func (f *SerialFormat) field(at int, body string) error {
+func (f *Format) field(at int, body string) error {
 	name, arg, hasArg := strings.Cut(body, ":")
 	switch name {
 	case "time":
@@ -222,7 +223,7 @@ func (f *SerialFormat) field(at int, body string) error {
 }
 
 // timeLayout reads the time layout that starts at byte at of the pattern.
-func (f *SerialFormat) timeLayout(at int, layout string) error {
+func (f *Format) timeLayout(at int, layout string) error {
 	before := len(f.elems)
 	add := func(i int, kind serialKind, digits int, sep string) {
 		f.elems = append(f.elems, serialElem{kind: kind, digits: digits, lit: sep, at: at + i})
@@ -326,7 +327,7 @@ func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 
 // check refuses a pattern that would lose bits of the layout's IDs or
 // would not sort like them, and notes what Parse needs to know.
-func (f *SerialFormat) check() error {
+func (f *Format) check() error {
 	l := f.layout
 	first := f.firstTime()
 	if first < 0 {
@@ -390,7 +391,7 @@ func (f *SerialFormat) check() error {
 }
 
 // firstTime returns the index in f.elems of the first time element, or -1.
-func (f *SerialFormat) firstTime() int {
+func (f *Format) firstTime() int {
 	return slices.IndexFunc(f.elems, func(e serialElem) bool {
 		return e.kind != litElem && e.kind != nodeElem && e.kind != seqElem
 	})
@@ -398,7 +399,7 @@ func (f *SerialFormat) firstTime() int {
 
 // checkTime refuses a time whose finest element does not fit the layout's
 // unit and epoch, or whose years cannot show the layout's lifetime.
-func (f *SerialFormat) checkTime(finest serialElem) error {
+func (f *Format) checkTime(finest serialElem) error {
 	l := f.layout
 	var res time.Duration
 	switch finest.kind {
@@ -437,9 +438,9 @@ func (f *SerialFormat) checkTime(finest serialElem) error {
 // that do not follow the order of their bits in the layout's IDs, found
 // by composing an ID with each field set to one alone; a field the layout
 // gives no bits may stand anywhere.
-func (f *SerialFormat) checkOrder(fields []serialElem) error {
+func (f *Format) checkOrder(fields []serialElem) error {
 	l := f.layout
-	weight := func(e serialElem) ID {
+	weight := func(e serialElem) ringflake.ID {
 		var t time.Time
 		var node, seq int64
 		switch e.kind {
@@ -457,7 +458,7 @@ func (f *SerialFormat) checkOrder(fields []serialElem) error {
 		return id
 	}
 	var prev serialElem
-	var prevWeight ID
+	var prevWeight ringflake.ID
 	for _, e := range fields {
 		w := weight(e)
 		if w == 0 {
@@ -524,225 +525,4 @@ func pow10(n int) int64 {
 		p *= 10
 	}
 	return p
-}
-
-// Layout returns the layout whose IDs f writes.
-func (f SerialFormat) Layout() Layout { return f.layout }
-
-// String returns the pattern f was made from.
-func (f SerialFormat) String() string { return f.pattern }
-
-// Width returns the length in bytes of every serial number f writes and
-// the only length its Parse accepts; 0 for the zero SerialFormat.
-func (f SerialFormat) Width() int { return f.width }
-
-// Format returns id's serial number. Errors match [ErrInvalidID] for an ID
-// that is not valid under f's layout (negative, or with bits above the
-// layout's width), and [ErrInvalidSerialFormat] for the zero SerialFormat.
-func (f SerialFormat) Format(id ID) (string, error) {
-	var arr [64]byte // most serial numbers fit; Append grows it for the others
-	buf, err := f.Append(arr[:0], id)
-	if err != nil {
-		return "", err
-	}
-	return string(buf), nil
-}
-
-// Append appends id's serial number to dst and returns the extended
-// buffer; it allocates only when dst has no room. It fails as
-// [SerialFormat.Format] does, leaving dst as it was.
-func (f SerialFormat) Append(dst []byte, id ID) ([]byte, error) {
-	if f.width == 0 {
-		return dst, f.zeroError()
-	}
-	p, err := f.layout.Decompose(id)
-	if err != nil {
-		return dst, err
-	}
-	t := p.Time.UTC()
-	year, month, day := t.Date()
-	hour, minute, second := t.Clock()
-	for _, e := range f.elems {
-		switch e.kind {
-		case litElem:
-			dst = append(dst, e.lit...)
-		case year4Elem:
-			dst = appendDigits(dst, int64(year), e.digits)
-		case year2Elem:
-			dst = appendDigits(dst, int64(year%100), e.digits)
-		case monthElem:
-			dst = appendDigits(dst, int64(month), e.digits)
-		case dayElem:
-			dst = appendDigits(dst, int64(day), e.digits)
-		case hourElem:
-			dst = appendDigits(dst, int64(hour), e.digits)
-		case minuteElem:
-			dst = appendDigits(dst, int64(minute), e.digits)
-		case secondElem:
-			dst = appendDigits(dst, int64(second), e.digits)
-		case fracElem:
-			dst = append(dst, e.lit...)
-			dst = appendDigits(dst, int64(t.Nanosecond())/pow10(9-e.digits), e.digits)
-		case nodeElem:
-			dst = appendDigits(dst, p.Node, e.digits)
-		case seqElem:
-			dst = appendDigits(dst, p.Sequence, e.digits)
-		}
-	}
-	return dst, nil
-}
-
-// appendDigits appends v ≥ 0 as exactly n decimal digits, zero-padded;
-// v has at most n digits.
-func appendDigits(dst []byte, v int64, n int) []byte {
-	start := len(dst)
-	for range n {
-		dst = append(dst, '0')
-	}
-	for i := len(dst) - 1; i >= start && v > 0; i-- {
-		dst[i] = byte('0' + v%10)
-		v /= 10
-	}
-	return dst
-}
-
-// Parse reads a serial number f wrote and returns its ID. It is strict:
-// exactly [SerialFormat.Width] bytes, the pattern's literal text as it
-// stands, digits where digits go, a real UTC date and time (months 01-12,
-// days that exist, hours 00-23, no leap second) at the start of a tick of
-// the layout within its lifetime, a node and sequence within the layout's
-// range. Errors match [ErrInvalidID]; each is a [*SyntaxError] that names
-// the byte offset at fault (or -1 for a wrong length). The zero
-// SerialFormat returns an error matching [ErrInvalidSerialFormat]. Parse
-// allocates nothing when it succeeds.
-func (f SerialFormat) Parse(s string) (ID, error) {
-	if f.width == 0 {
-		return 0, f.zeroError()
-	}
-	if len(s) != f.width {
-		return 0, &SyntaxError{Input: s, Offset: -1, Reason: fmt.Sprintf("%d bytes, want %d for serial numbers of %q", len(s), f.width, f.pattern)}
-	}
-	var v [seqElem + 1]int64
-	var at [seqElem + 1]int // offset in s of each element
-	timeAt := -1
-	pos := 0
-	for _, e := range f.elems {
-		if e.kind == litElem {
-			if s[pos:pos+len(e.lit)] != e.lit {
-				i := pos
-				for s[i] == e.lit[i-pos] {
-					i++
-				}
-				return 0, &SyntaxError{Input: s, Offset: i, Reason: fmt.Sprintf("want %q of the pattern", e.lit)}
-			}
-			pos += len(e.lit)
-			continue
-		}
-		if e.kind == fracElem && e.lit != "" {
-			if s[pos] != e.lit[0] {
-				return 0, &SyntaxError{Input: s, Offset: pos, Reason: fmt.Sprintf("want %q before the fraction of a second", e.lit)}
-			}
-			pos++
-		}
-		if timeAt < 0 && e.kind != nodeElem && e.kind != seqElem {
-			timeAt = pos
-		}
-		n, err := parseDigits(s, pos, e.digits)
-		if err != nil {
-			return 0, err
-		}
-		v[e.kind], at[e.kind] = n, pos
-		pos += e.digits
-	}
-	t, err := f.parseTime(s, v, at, timeAt)
-	if err != nil {
-		return 0, err
-	}
-	l := f.layout
-	for _, c := range []struct {
-		kind serialKind
-		max  int64
-	}{{nodeElem, l.MaxNode()}, {seqElem, l.MaxSequence()}} {
-		if v[c.kind] > c.max {
-			return 0, &SyntaxError{Input: s, Offset: at[c.kind],
-				Reason: fmt.Sprintf("%s %d out of range [0, %d]", elemName(c.kind), v[c.kind], c.max)}
-		}
-	}
-	id, err := l.Compose(t, v[nodeElem], v[seqElem])
-	if err != nil { // parseTime and the checks above rule this out
-		return 0, &SyntaxError{Input: s, Offset: -1, Reason: strings.TrimPrefix(err.Error(), "ringflake: ")}
-	}
-	return id, nil
-}
-
-// parseDigits reads n decimal digits of s at pos.
-func parseDigits(s string, pos, n int) (int64, error) {
-	var v int64
-	for i := pos; i < pos+n; i++ {
-		if !isDigit(s[i]) {
-			r, _ := utf8.DecodeRuneInString(s[i:])
-			return 0, &SyntaxError{Input: s, Offset: i, Reason: "not a digit " + strconv.QuoteRune(r)}
-		}
-		d := int64(s[i] - '0')
-		if v > (math.MaxInt64-d)/10 {
-			return 0, &SyntaxError{Input: s, Offset: pos, Reason: fmt.Sprintf("%q is beyond any node id or sequence number", s[pos:pos+n])}
-		}
-		v = v*10 + d
-	}
-	return v, nil
-}
-
-// parseTime checks the time elements read from s (values v at offsets at;
-// the time starts at timeAt) and returns the start of the tick they show.
-func (f SerialFormat) parseTime(s string, v [seqElem + 1]int64, at [seqElem + 1]int, timeAt int) (time.Time, error) {
-	l := f.layout
-	bad := func(k serialKind, reason string, args ...any) (time.Time, error) {
-		return time.Time{}, &SyntaxError{Input: s, Offset: at[k], Reason: fmt.Sprintf(reason, args...)}
-	}
-	// Elements the pattern leaves out read as zero, which is in range.
-	year := v[year4Elem]
-	if f.year2 {
-		year = int64(l.Epoch().UTC().Year()/100*100) + v[year2Elem]
-	}
-	month := v[monthElem]
-	switch {
-	case month < 1 || month > 12:
-		return bad(monthElem, "month %02d out of range [01, 12]", month)
-	case v[dayElem] < 1 || v[dayElem] > int64(daysIn(int(year), time.Month(month))):
-		return bad(dayElem, "day %02d out of range [01, %02d] for %04d-%02d", v[dayElem], daysIn(int(year), time.Month(month)), year, month)
-	case v[hourElem] > 23:
-		return bad(hourElem, "hour %02d out of range [00, 23]", v[hourElem])
-	case v[minuteElem] > 59:
-		return bad(minuteElem, "minute %02d out of range [00, 59]", v[minuteElem])
-	case v[secondElem] > 59:
-		return bad(secondElem, "second %02d out of range [00, 59]", v[secondElem])
-	}
-	var ns int64
-	if f.fracDigits > 0 {
-		ns = v[fracElem] * pow10(9-f.fracDigits)
-	}
-	t := time.Date(int(year), time.Month(month), int(v[dayElem]), int(v[hourElem]), int(v[minuteElem]), int(v[secondElem]), int(ns), time.UTC)
-	tick := l.Tick(t)
-	switch {
-	case tick < 0:
-		return time.Time{}, &SyntaxError{Input: s, Offset: timeAt,
-			Reason: fmt.Sprintf("time %s is before the layout's epoch %s", t.Format(time.RFC3339Nano), l.Epoch().UTC().Format(time.RFC3339Nano))}
-	case tick > l.MaxTick():
-		return time.Time{}, &SyntaxError{Input: s, Offset: timeAt,
-			Reason: fmt.Sprintf("time %s is after the layout's last tick %s", t.Format(time.RFC3339Nano), l.Last().UTC().Format(time.RFC3339Nano))}
-	case !l.TickTime(tick).Equal(t):
-		return time.Time{}, &SyntaxError{Input: s, Offset: timeAt,
-			Reason: fmt.Sprintf("time %s is not the start of one of the layout's %v ticks", t.Format(time.RFC3339Nano), l.Unit())}
-	}
-	return t, nil
-}
-
-// daysIn returns the number of days of month in year (UTC, proleptic
-// Gregorian, as package time counts).
-func daysIn(year int, month time.Month) int {
-	return time.Date(year, month+1, 0, 0, 0, 0, 0, time.UTC).Day()
-}
-
-func (f SerialFormat) zeroError() error {
-	return &SerialFormatError{Pattern: "", Offset: -1, Reason: "zero SerialFormat; use NewSerialFormat"}
 }

@@ -1,4 +1,4 @@
-package ringflake_test
+package serialno_test
 
 import (
 	"cmp"
@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/serialno"
 )
 
 // presetLayouts are the preset layouts, by the names ParseLayout reads.
@@ -45,9 +46,9 @@ func inOrder(pattern string, l ringflake.Layout) string {
 
 // mustSerial returns the serial format of pattern for l, failing the test
 // when NewSerialFormat refuses it.
-func mustSerial(t testing.TB, pattern string, l ringflake.Layout) ringflake.SerialFormat {
+func mustSerial(t testing.TB, pattern string, l ringflake.Layout) serialno.Format {
 	t.Helper()
-	f, err := ringflake.NewSerialFormat(pattern, l)
+	f, err := serialno.New(pattern, l)
 	require.NoError(t, err, "%s with %s", pattern, l)
 	return f
 }
@@ -255,9 +256,9 @@ func TestNewSerialFormatRejects(t *testing.T) {
 		{"fraction then a digit", "{time:20060102150405.0001}{node}{seq}", twitter, 24},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := ringflake.NewSerialFormat(tc.pattern, tc.layout)
-			require.ErrorIs(t, err, ringflake.ErrInvalidSerialFormat, "accepted with width %d", f.Width())
-			var se *ringflake.SerialFormatError
+			f, err := serialno.New(tc.pattern, tc.layout)
+			require.ErrorIs(t, err, serialno.ErrInvalidPattern, "accepted with width %d", f.Width())
+			var se *serialno.PatternError
 			require.ErrorAs(t, err, &se)
 			assert.Equal(t, tc.pattern, se.Pattern)
 			assert.Equal(t, tc.offset, se.Offset, se.Reason)
@@ -267,7 +268,7 @@ func TestNewSerialFormatRejects(t *testing.T) {
 		})
 	}
 
-	_, err := ringflake.NewSerialFormat(good+"{node}{seq}", ringflake.Layout{})
+	_, err := serialno.New(good+"{node}{seq}", ringflake.Layout{})
 	require.ErrorIs(t, err, ringflake.ErrInvalidLayout)
 }
 
@@ -317,7 +318,7 @@ func TestSerialFormatParseRejects(t *testing.T) {
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		name   string
-		f      ringflake.SerialFormat
+		f      serialno.Format
 		in     string
 		offset int
 	}{
@@ -370,11 +371,11 @@ func TestSerialFormatFormatRejects(t *testing.T) {
 		assert.Equal(t, "x", string(buf), "a failed Append leaves dst as it was")
 	}
 
-	var zero ringflake.SerialFormat
+	var zero serialno.Format
 	_, err := zero.Format(0)
-	require.ErrorIs(t, err, ringflake.ErrInvalidSerialFormat)
+	require.ErrorIs(t, err, serialno.ErrInvalidPattern)
 	_, err = zero.Parse("0")
-	require.ErrorIs(t, err, ringflake.ErrInvalidSerialFormat)
+	require.ErrorIs(t, err, serialno.ErrInvalidPattern)
 	assert.Zero(t, zero.Width())
 }
 
@@ -400,8 +401,8 @@ func TestSerialFormatAllocs(t *testing.T) {
 
 // serialCases are the layouts and patterns the fuzz targets use: every
 // preset with patterns that suit it (node and sequence in its order).
-func serialCases(t testing.TB) []ringflake.SerialFormat {
-	var fs []ringflake.SerialFormat
+func serialCases(t testing.TB) []serialno.Format {
+	var fs []serialno.Format
 	for _, l := range presetLayouts(t) {
 		for _, p := range []string{
 			"PAY{time:20060102150405.000}{node}{seq}",
@@ -491,10 +492,10 @@ func FuzzNewSerialFormat(f *testing.F) {
 			return
 		}
 		l := layouts[int(which)%len(layouts)]
-		sf, err := ringflake.NewSerialFormat(pattern, l)
+		sf, err := serialno.New(pattern, l)
 		if err != nil {
-			require.ErrorIs(t, err, ringflake.ErrInvalidSerialFormat, "%q", pattern)
-			var se *ringflake.SerialFormatError
+			require.ErrorIs(t, err, serialno.ErrInvalidPattern, "%q", pattern)
+			var se *serialno.PatternError
 			require.ErrorAs(t, err, &se)
 			assert.GreaterOrEqual(t, se.Offset, -1)
 			assert.Less(t, se.Offset, len(pattern))
@@ -537,4 +538,18 @@ func BenchmarkSerialFormat(b *testing.B) {
 			}
 		}
 	})
+}
+
+// requireSyntaxError checks that err reports input as not an ID, with an
+// offset inside it and a reason.
+func requireSyntaxError(t *testing.T, err error, input string) *ringflake.SyntaxError {
+	t.Helper()
+	require.ErrorIs(t, err, ringflake.ErrInvalidID, "%q", input)
+	var se *ringflake.SyntaxError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, input, se.Input)
+	assert.GreaterOrEqual(t, se.Offset, -1)
+	assert.Less(t, se.Offset, len(input))
+	assert.NotEmpty(t, se.Reason)
+	return se
 }
