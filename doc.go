@@ -20,8 +20,8 @@
 // ([SonyflakeLayout], [SonyflakeV2Layout], [DiscordLayout]; [Presets]).
 // Composing and decomposing IDs needs no generator ([Layout.Compose],
 // [Layout.Decompose]); [Layout.MinID] and [Layout.MaxID] bound the IDs of
-// a time for range queries. [Plan] finds the layouts that fit a fleet's
-// nodes, rate and years, and [CheckMigration] (or [WithExistingID] in
+// a time for range queries. Package layoutplan finds the layouts that fit a fleet's
+// nodes, rate and years, and checks a migration (or [WithExistingID] in
 // [New]) checks that a change of layout or epoch keeps ORDER BY id.
 //
 // An [ID] is decimal in text and a string in JSON; an [Encoding] writes and

@@ -174,7 +174,7 @@ func WithSequenceOffset(n int) Option {
 // The check is made once, in New, against the first ID. Later IDs are
 // above it, except that a rollback soon after the start can take a ring
 // strategy to ticks before it (see package strategies); a strategy
-// without the ring never goes there. [CheckMigration] checks a switch
+// without the ring never goes there. [layoutplan.CheckMigration] checks a switch
 // between two layouts without a generator.
 func WithExistingID(id ID) Option {
 	return optionFunc(func(cfg *config) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/layoutplan"
 )
 
 // migrateCheck checks that IDs of the layout -to, issued from -at on, sort
@@ -50,7 +51,7 @@ func migrateCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m, err := ringflake.CheckMigration(from, to, at)
+	m, err := layoutplan.CheckMigration(from, to, at)
 	if errors.Is(err, ringflake.ErrLayoutExpired) {
 		return badValuef("-at: %v", err) // -to cannot issue anything at -at
 	}
@@ -61,7 +62,7 @@ func migrateCheck(args []string, stdout, stderr io.Writer) error {
 }
 
 // writeMigration prints m and returns an error when the order breaks.
-func writeMigration(w io.Writer, m ringflake.Migration) error {
+func writeMigration(w io.Writer, m layoutplan.Migration) error {
 	at := stamp(m.At)
 	fmt.Fprintf(w, "from  %s\nto    %s\n", m.From, m.To)
 	if m.OK {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/layoutplan"
 )
 
 // plan prints the layouts that fit a demand, one layout string per line,
@@ -46,14 +47,14 @@ func plan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d := ringflake.Demand{Nodes: *nodes, Rate: rate, Years: *years, Unit: *unit}
+	d := layoutplan.Demand{Nodes: *nodes, Rate: rate, Years: *years, Unit: *unit}
 	if *epochFlag != "" {
 		if d.Epoch, err = parseTime("-epoch", *epochFlag); err != nil {
 			return err
 		}
 	}
-	fits, err := ringflake.Plan(d)
-	if errors.Is(err, ringflake.ErrInvalidDemand) || errors.Is(err, ringflake.ErrInvalidLayout) {
+	fits, err := layoutplan.Fits(d)
+	if errors.Is(err, layoutplan.ErrInvalidDemand) || errors.Is(err, ringflake.ErrInvalidLayout) {
 		return badValuef("%v", err) // the demand as given makes no sense
 	}
 	if err != nil {

@@ -1,8 +1,11 @@
-package ringflake
+package layoutplan
 
 import (
+	"fmt"
 	"math/big"
 	"time"
+
+	"github.com/ringflake/ringflake"
 )
 
 // A Migration is the answer of [CheckMigration]: whether IDs of a new
@@ -10,8 +13,8 @@ import (
 // layout issued before it, so that ORDER BY id stays in time order across
 // the switch.
 type Migration struct {
-	From, To Layout    // the old and the new layout
-	At       time.Time // the cut-over time: From issues before it, To from it on
+	From, To ringflake.Layout // the old and the new layout
+	At       time.Time        // the cut-over time: From issues before it, To from it on
 
 	// OK reports whether the order holds: every ID To can issue at or
 	// after At, on any node, is greater than every ID From could have
@@ -26,7 +29,7 @@ type Migration struct {
 	// node and sequence bit set; -1 when From could issue nothing before
 	// At. OK is First > Last; otherwise the order breaks at At, between
 	// these two IDs.
-	First, Last ID
+	First, Last ringflake.ID
 
 	// Cutover is the earliest time at or after At at which switching
 	// from From to To keeps the order (At itself when OK), or the zero
@@ -49,27 +52,27 @@ type Migration struct {
 // the last from could issue before at and the first to can issue at at.
 // Moving the epoch later, or to fewer bits below the time, breaks it.
 //
-// Errors: [ErrInvalidLayout] for a zero layout, [ErrLayoutExpired] when
+// Errors: [ringflake.ErrInvalidLayout] for a zero layout, [ringflake.ErrLayoutExpired] when
 // at is past to's last tick (to can issue nothing).
-func CheckMigration(from, to Layout, at time.Time) (Migration, error) {
+func CheckMigration(from, to ringflake.Layout, at time.Time) (Migration, error) {
 	switch {
 	case from.IsZero():
-		return Migration{}, &LayoutError{Field: "from", Reason: "zero value"}
+		return Migration{}, &ringflake.LayoutError{Field: "from", Reason: "zero value"}
 	case to.IsZero():
-		return Migration{}, &LayoutError{Field: "to", Reason: "zero value"}
+		return Migration{}, &ringflake.LayoutError{Field: "to", Reason: "zero value"}
 	case to.Tick(at) > to.MaxTick():
-		return Migration{}, &timeError{err: ErrLayoutExpired, at: at, edge: to.Last()}
+		return Migration{}, expired(at, to.Last())
 	}
 	m := Migration{From: from, To: to, At: at}
 	first := firstTick(to, at)
 	before := ticksBefore(from, at)
-	m.First, m.Last = to.compose(first, 0, 0), ID(int64(before<<from.timeShift-1)) // -1 when before is 0
+	m.First, m.Last = ringflake.ID(first<<shift(to)), ringflake.ID(int64(before<<shift(from)-1)) // -1 when before is 0
 	m.OK = above(to, first, from, before)
 	if m.OK {
 		m.Cutover, m.CatchUp = at, at
 		return m, nil
 	}
-	if t, ok := catchUp(to, before<<from.timeShift); ok {
+	if t, ok := catchUp(to, before<<shift(from)); ok {
 		m.CatchUp = later(t, at)
 	}
 	m.Cutover = cutover(from, to, at)
@@ -78,18 +81,18 @@ func CheckMigration(from, to Layout, at time.Time) (Migration, error) {
 
 // firstTick returns the first tick l can issue at or after t: t's tick,
 // or 0 before l's epoch.
-func firstTick(l Layout, t time.Time) int64 { return max(l.Tick(t), 0) }
+func firstTick(l ringflake.Layout, t time.Time) int64 { return max(l.Tick(t), 0) }
 
 // ticksBefore returns how many of l's ticks start before t, from 0 to
 // MaxTick+1. The IDs l can issue before t are those below
-// ticksBefore(l, t) << l.timeShift.
-func ticksBefore(l Layout, t time.Time) uint64 {
-	d := t.Sub(l.epoch) // saturates; clamped below
+// ticksBefore(l, t) << shift(l).
+func ticksBefore(l ringflake.Layout, t time.Time) uint64 {
+	d := t.Sub(l.Spec().Epoch) // saturates; clamped below
 	if d <= 0 {
 		return 0
 	}
-	n := int64(d) / int64(l.unit)
-	if int64(d)%int64(l.unit) != 0 {
+	n := int64(d) / int64(l.Spec().Unit)
+	if int64(d)%int64(l.Spec().Unit) != 0 {
 		n++
 	}
 	return uint64(min(n, l.MaxTick()+1))
@@ -97,14 +100,14 @@ func ticksBefore(l Layout, t time.Time) uint64 {
 
 // above reports whether to's IDs of tick first and later are all above
 // from's IDs of its first `before` ticks.
-func above(to Layout, first int64, from Layout, before uint64) bool {
-	return uint64(first)<<to.timeShift >= before<<from.timeShift
+func above(to ringflake.Layout, first int64, from ringflake.Layout, before uint64) bool {
+	return uint64(first)<<shift(to) >= before<<shift(from)
 }
 
 // catchUp returns the start of the first tick of l whose IDs are all at or
 // above bound, if l has one.
-func catchUp(l Layout, bound uint64) (time.Time, bool) {
-	tick := (bound + uint64(1)<<l.timeShift - 1) >> l.timeShift
+func catchUp(l ringflake.Layout, bound uint64) (time.Time, bool) {
+	tick := (bound + uint64(1)<<shift(l) - 1) >> shift(l)
 	if tick > uint64(l.MaxTick()) {
 		return time.Time{}, false
 	}
@@ -126,8 +129,8 @@ const cutoverSteps = 1 << 22
 // only grow), so that is the next candidate. When to's IDs grow no faster
 // than from's and the gap is already wider than a tick's worth, it cannot
 // close while from lasts, and the search jumps to from's end.
-func cutover(from, to Layout, at time.Time) time.Time {
-	fromEnd := from.Last().Add(from.unit)
+func cutover(from, to ringflake.Layout, at time.Time) time.Time {
+	fromEnd := from.Last().Add(from.Spec().Unit)
 	slower := growthCmp(to, from) <= 0
 	c := at
 	for range cutoverSteps {
@@ -139,12 +142,12 @@ func cutover(from, to Layout, at time.Time) time.Time {
 		if above(to, first, from, before) {
 			return c
 		}
-		next, ok := catchUp(to, before<<from.timeShift)
+		next, ok := catchUp(to, before<<shift(from))
 		if !ok {
 			return time.Time{}
 		}
 		c = later(next, c)
-		if slower && c.Before(fromEnd) && !c.Before(to.epoch) && gapWidens(from, to, c) {
+		if slower && c.Before(fromEnd) && !c.Before(to.Spec().Epoch) && gapWidens(from, to, c) {
 			c = fromEnd
 		}
 	}
@@ -153,9 +156,9 @@ func cutover(from, to Layout, at time.Time) time.Time {
 
 // growthCmp compares how fast the IDs of a and b grow with time:
 // 2^timeShift per unit.
-func growthCmp(a, b Layout) int {
-	x := new(big.Int).Lsh(big.NewInt(int64(b.unit)), uint(a.timeShift))
-	y := new(big.Int).Lsh(big.NewInt(int64(a.unit)), uint(b.timeShift))
+func growthCmp(a, b ringflake.Layout) int {
+	x := new(big.Int).Lsh(big.NewInt(int64(b.Spec().Unit)), uint(shift(a)))
+	y := new(big.Int).Lsh(big.NewInt(int64(a.Spec().Unit)), uint(shift(b)))
 	return x.Cmp(y)
 }
 
@@ -165,11 +168,11 @@ func growthCmp(a, b Layout) int {
 // later time while from lasts. It compares the real-valued lines under
 // the step functions: from's count of ticks before c is at least
 // (c-epoch)/unit and to's tick at c at most (c-epoch)/unit.
-func gapWidens(from, to Layout, c time.Time) bool {
-	lhs := new(big.Int).Mul(big.NewInt(int64(c.Sub(from.epoch))), big.NewInt(int64(to.unit)))
-	lhs.Lsh(lhs, uint(from.timeShift))
-	rhs := new(big.Int).Mul(big.NewInt(int64(c.Sub(to.epoch))), big.NewInt(int64(from.unit)))
-	rhs.Lsh(rhs, uint(to.timeShift))
+func gapWidens(from, to ringflake.Layout, c time.Time) bool {
+	lhs := new(big.Int).Mul(big.NewInt(int64(c.Sub(from.Spec().Epoch))), big.NewInt(int64(to.Spec().Unit)))
+	lhs.Lsh(lhs, uint(shift(from)))
+	rhs := new(big.Int).Mul(big.NewInt(int64(c.Sub(to.Spec().Epoch))), big.NewInt(int64(from.Spec().Unit)))
+	rhs.Lsh(rhs, uint(shift(to)))
 	return lhs.Cmp(rhs) > 0
 }
 
@@ -181,22 +184,16 @@ func later(a, b time.Time) time.Time {
 	return b
 }
 
-// checkExisting refuses a generator whose first ID could be at or below
-// cfg's existing ID (WithExistingID). The first ID is at the clock's tick,
-// or after the newest tick a loaded high-water mark counts as issued, with
-// sequence 0: nothing the generator issues first is smaller.
-func (g *Generator) checkExisting(cfg *config, now time.Time) error {
-	if !cfg.existingSet {
-		return nil
-	}
-	l := g.layout
-	tick := max(l.Tick(now), g.newest.Load()+1, 0)
-	if g.mark != nil {
-		tick = max(tick, g.mark.reserved+1) // a previous run's reservation comes first
-	}
-	first := l.compose(tick, g.node, 0)
-	if first > cfg.existing {
-		return nil
-	}
-	return &ExistingIDError{Existing: cfg.existing, First: first, At: l.TickTime(tick)}
+// shift is the number of bits below the time in l's IDs: an ID of tick t
+// with node and sequence 0 is t << shift(l).
+func shift(l ringflake.Layout) uint {
+	s := l.Spec()
+	return uint(s.DatacenterBits + s.WorkerBits + s.SequenceBits)
+}
+
+// expired is the error for an instant past a layout's last tick, as the
+// root package words it.
+func expired(at, last time.Time) error {
+	return fmt.Errorf("%w: %s (limit %s)", ringflake.ErrLayoutExpired,
+		at.UTC().Format(time.RFC3339Nano), last.UTC().Format(time.RFC3339Nano))
 }

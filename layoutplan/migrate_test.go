@@ -1,8 +1,6 @@
-package ringflake_test
+package layoutplan_test
 
 import (
-	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -10,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/simclock"
+	"github.com/ringflake/ringflake/layoutplan"
 )
 
 var cutoverAt = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -24,7 +22,7 @@ func mustLayout(t testing.TB, s string) ringflake.Layout {
 
 func TestCheckMigrationSameLayout(t *testing.T) {
 	l := ringflake.TwitterLayout()
-	m, err := ringflake.CheckMigration(l, l, cutoverAt)
+	m, err := layoutplan.CheckMigration(l, l, cutoverAt)
 	require.NoError(t, err)
 	assert.True(t, m.OK)
 	assert.Equal(t, l.MinID(cutoverAt), m.First)
@@ -36,7 +34,7 @@ func TestCheckMigrationSameLayout(t *testing.T) {
 	// Within a tick: the old layout's IDs of the cut-over's tick count as
 	// issued before it, and the new layout's first ID is in that same tick.
 	mid := cutoverAt.Add(time.Millisecond / 2)
-	m, err = ringflake.CheckMigration(l, l, mid)
+	m, err = layoutplan.CheckMigration(l, l, mid)
 	require.NoError(t, err)
 	assert.False(t, m.OK, "a cut-over inside a tick shares the tick")
 	assert.Equal(t, cutoverAt.Add(time.Millisecond), m.Cutover)
@@ -47,7 +45,7 @@ func TestCheckMigrationSameLayout(t *testing.T) {
 func TestCheckMigrationLaterEpochBreaks(t *testing.T) {
 	from := ringflake.TwitterLayout()
 	to := mustLayout(t, "twitter,epoch=2020-01-01T00:00:00Z")
-	m, err := ringflake.CheckMigration(from, to, cutoverAt)
+	m, err := layoutplan.CheckMigration(from, to, cutoverAt)
 	require.NoError(t, err)
 	assert.False(t, m.OK)
 	assert.Equal(t, cutoverAt, m.At)
@@ -65,7 +63,7 @@ func TestCheckMigrationLaterEpochBreaks(t *testing.T) {
 // sonyflake → sonyflake-v2 (v2's default start 2025-01-01): the same bits
 // counted from a later start.
 func TestCheckMigrationSonyflakeToV2(t *testing.T) {
-	m, err := ringflake.CheckMigration(ringflake.SonyflakeLayout(), ringflake.SonyflakeV2Layout(), cutoverAt)
+	m, err := layoutplan.CheckMigration(ringflake.SonyflakeLayout(), ringflake.SonyflakeV2Layout(), cutoverAt)
 	require.NoError(t, err)
 	assert.False(t, m.OK)
 	assert.Equal(t, ringflake.ID(3_153_600_000<<24), m.First, "365 days of 10 ms after 2025-01-01, sequence 0, machine 0")
@@ -87,26 +85,26 @@ func TestCheckMigrationEarliestCutover(t *testing.T) {
 	from := ringflake.SonyflakeLayout() // 2^24 per 10 ms
 	to := mustLayout(t, "twitter,epoch=2026-01-01T00:00:00Z")
 	at := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	m, err := ringflake.CheckMigration(from, to, at)
+	m, err := layoutplan.CheckMigration(from, to, at)
 	require.NoError(t, err)
 	assert.False(t, m.OK)
 	require.False(t, m.Cutover.IsZero())
 	assert.True(t, m.Cutover.After(at))
 
-	ok, err := ringflake.CheckMigration(from, to, m.Cutover)
+	ok, err := layoutplan.CheckMigration(from, to, m.Cutover)
 	require.NoError(t, err)
 	assert.True(t, ok.OK, "switching at the cut-over keeps the order")
 	// No earlier time does: the last nanosecond before it and a spread of
 	// times since the one asked for.
 	for _, c := range []time.Time{m.Cutover.Add(-time.Nanosecond), m.Cutover.Add(-time.Millisecond), at} {
-		early, err := ringflake.CheckMigration(from, to, c)
+		early, err := layoutplan.CheckMigration(from, to, c)
 		require.NoError(t, err)
 		assert.False(t, early.OK, "%v", c)
 	}
 	span := m.Cutover.Sub(at)
 	for i := range 1000 {
 		c := at.Add(span / 1000 * time.Duration(i))
-		early, err := ringflake.CheckMigration(from, to, c)
+		early, err := layoutplan.CheckMigration(from, to, c)
 		require.NoError(t, err)
 		require.False(t, early.OK, "%v works before the earliest cut-over %v", c, m.Cutover)
 	}
@@ -120,86 +118,28 @@ func TestCheckMigrationEdges(t *testing.T) {
 	v2 := ringflake.SonyflakeV2Layout()
 
 	// Nothing issued before the old layout's epoch: any new ID is above.
-	m, err := ringflake.CheckMigration(v2, tw, time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
+	m, err := layoutplan.CheckMigration(v2, tw, time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
 	require.NoError(t, err)
 	assert.True(t, m.OK)
 	assert.Equal(t, ringflake.ID(-1), m.Last)
 
 	// Before the new layout's epoch, its first ID is its very first.
-	m, err = ringflake.CheckMigration(tw, v2, time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
+	m, err = layoutplan.CheckMigration(tw, v2, time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
 	require.NoError(t, err)
 	assert.False(t, m.OK)
 	assert.Equal(t, ringflake.ID(0), m.First)
 
 	// A cut-over past the old layout's end: its largest ID is the bound.
 	js := ringflake.JSSafeLayout()
-	m, err = ringflake.CheckMigration(js, ringflake.SonyflakeLayout(), js.Last().Add(time.Hour))
+	m, err = layoutplan.CheckMigration(js, ringflake.SonyflakeLayout(), js.Last().Add(time.Hour))
 	require.NoError(t, err)
 	assert.True(t, m.OK)
 	assert.Equal(t, ringflake.ID(1<<53-1), m.Last)
 
-	_, err = ringflake.CheckMigration(tw, tw, tw.Last().Add(time.Millisecond))
+	_, err = layoutplan.CheckMigration(tw, tw, tw.Last().Add(time.Millisecond))
 	require.ErrorIs(t, err, ringflake.ErrLayoutExpired)
-	_, err = ringflake.CheckMigration(ringflake.Layout{}, tw, cutoverAt)
+	_, err = layoutplan.CheckMigration(ringflake.Layout{}, tw, cutoverAt)
 	require.ErrorIs(t, err, ringflake.ErrInvalidLayout)
-	_, err = ringflake.CheckMigration(tw, ringflake.Layout{}, cutoverAt)
+	_, err = layoutplan.CheckMigration(tw, ringflake.Layout{}, cutoverAt)
 	require.ErrorIs(t, err, ringflake.ErrInvalidLayout)
-}
-
-// WithExistingID refuses a generator whose first ID could sort at or
-// below MAX(id) of the table, and lets one above it start.
-func TestWithExistingID(t *testing.T) {
-	old := ringflake.TwitterLayout()
-	existing, err := old.Compose(cutoverAt, 5, 17) // MAX(id): node 5's last ID
-	require.NoError(t, err)
-
-	clk := simclock.New(cutoverAt)
-	_, err = ringflake.New(1, ringflake.WithClock(clk), ringflake.WithExistingID(existing))
-	require.ErrorIs(t, err, ringflake.ErrBelowExisting)
-	var ee *ringflake.ExistingIDError
-	require.ErrorAs(t, err, &ee)
-	assert.Equal(t, existing, ee.Existing)
-	assert.Equal(t, old.MinID(cutoverAt)|1<<12, ee.First, "node 1, sequence 0, at the clock's tick")
-	assert.True(t, ee.At.Equal(cutoverAt))
-
-	// A tick later every node's IDs are above.
-	clk.Add(time.Millisecond)
-	g, err := ringflake.New(1, ringflake.WithClock(clk), ringflake.WithExistingID(existing))
-	require.NoError(t, err)
-	id, err := g.Next()
-	require.NoError(t, err)
-	assert.Greater(t, id, existing)
-
-	// A later epoch makes a generator whose IDs would sort below.
-	_, err = ringflake.New(1, ringflake.WithClock(clk), ringflake.WithExistingID(existing),
-		ringflake.WithLayout(mustLayout(t, "twitter,epoch=2020-01-01T00:00:00Z")))
-	require.ErrorIs(t, err, ringflake.ErrBelowExisting)
-
-	_, err = ringflake.New(1, ringflake.WithClock(clk), ringflake.WithExistingID(-1))
-	require.ErrorIs(t, err, ringflake.ErrInvalidOption)
-}
-
-// The first ID comes after a loaded high-water mark: a restart right after
-// a crash whose IDs ran ahead of the clock is not refused.
-func TestWithExistingIDAfterMark(t *testing.T) {
-	clk := simclock.New(cutoverAt)
-	mark := cutoverAt.Add(time.Second)
-	existing, err := ringflake.TwitterLayout().Compose(mark, 1, 4095) // issued ahead of the clock, up to the mark
-	require.NoError(t, err)
-	for _, tc := range []struct {
-		existing ringflake.ID
-		ok       bool
-	}{
-		{existing, true},          // the first ID, (mark+1 ms, node 1, 0), is above
-		{existing + 1<<22, false}, // (mark+1 ms, node 1, 4095) is not
-	} {
-		store := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "mark"))
-		require.NoError(t, store.SaveMark(context.Background(), ringflake.Mark{Limit: mark, Since: mark}))
-		_, err = ringflake.New(1, ringflake.WithClock(clk), ringflake.WithExistingID(tc.existing), ringflake.WithMarkStore(store))
-		if tc.ok {
-			require.NoError(t, err, "the first ID comes after the mark's tick")
-		} else {
-			require.ErrorIs(t, err, ringflake.ErrBelowExisting)
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package ringflake_test
+package layoutplan_test
 
 import (
 	"errors"
@@ -10,13 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/layoutplan"
 )
 
 var planEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func TestPlan(t *testing.T) {
-	d := ringflake.Demand{Nodes: 500, Rate: 100_000, Years: 50, Epoch: planEpoch}
-	fits, err := ringflake.Plan(d)
+	d := layoutplan.Demand{Nodes: 500, Rate: 100_000, Years: 50, Epoch: planEpoch}
+	fits, err := layoutplan.Fits(d)
 	require.NoError(t, err)
 	var got []string
 	for _, f := range fits {
@@ -34,7 +35,7 @@ func TestPlan(t *testing.T) {
 
 	// One unit only, when asked.
 	d.Unit = 10 * time.Millisecond
-	fits, err = ringflake.Plan(d)
+	fits, err = layoutplan.Fits(d)
 	require.NoError(t, err)
 	require.Len(t, fits, 1)
 	assert.Equal(t, 10*time.Millisecond, fits[0].Layout.Unit())
@@ -43,7 +44,7 @@ func TestPlan(t *testing.T) {
 
 // assertFits checks that every fit meets d, with the headroom it claims,
 // in order of headroom, and prints as a layout string that reads back.
-func assertFits(t *testing.T, d ringflake.Demand, fits []ringflake.Fit) {
+func assertFits(t *testing.T, d layoutplan.Demand, fits []layoutplan.Fit) {
 	t.Helper()
 	require.NotEmpty(t, fits)
 	for i, f := range fits {
@@ -71,38 +72,38 @@ func assertFits(t *testing.T, d ringflake.Demand, fits []ringflake.Fit) {
 
 // Small demands leave most bits spare; they go round to every field.
 func TestPlanSharesSpareBits(t *testing.T) {
-	d := ringflake.Demand{Nodes: 1, Rate: 1, Years: 1, Unit: time.Second, Epoch: planEpoch}
-	fits, err := ringflake.Plan(d)
+	d := layoutplan.Demand{Nodes: 1, Rate: 1, Years: 1, Unit: time.Second, Epoch: planEpoch}
+	fits, err := layoutplan.Fits(d)
 	require.NoError(t, err)
 	assertFits(t, d, fits)
 	// 1 s of 33 bits lasts 272 years; a 34th bit would pass 292 years, so
 	// time stops there and the rest goes to sequence and node.
 	assert.Equal(t, "epoch=2026-01-01T00:00:00Z,unit=1s,time=33,node=15,seq=15", fits[0].Layout.String())
 
-	d = ringflake.Demand{Nodes: 3, Rate: 0.5, Years: 0.001, Epoch: planEpoch}
-	fits, err = ringflake.Plan(d)
+	d = layoutplan.Demand{Nodes: 3, Rate: 0.5, Years: 0.001, Epoch: planEpoch}
+	fits, err = layoutplan.Fits(d)
 	require.NoError(t, err)
 	assertFits(t, d, fits)
 }
 
 func TestPlanNoLayoutFits(t *testing.T) {
-	_, err := ringflake.Plan(ringflake.Demand{Nodes: 1 << 20, Rate: 1e9, Years: 100, Epoch: planEpoch})
-	require.ErrorIs(t, err, ringflake.ErrNoLayoutFits)
-	var pe *ringflake.PlanError
+	_, err := layoutplan.Fits(layoutplan.Demand{Nodes: 1 << 20, Rate: 1e9, Years: 100, Epoch: planEpoch})
+	require.ErrorIs(t, err, layoutplan.ErrNoLayoutFits)
+	var pe *layoutplan.NoFitError
 	require.ErrorAs(t, err, &pe)
 	require.Len(t, pe.Short, 4)
-	assert.Equal(t, ringflake.Shortfall{Unit: time.Millisecond, NodeBits: 20, SequenceBits: 20, TimeBits: 42}, pe.Short[0])
+	assert.Equal(t, layoutplan.Shortfall{Unit: time.Millisecond, NodeBits: 20, SequenceBits: 20, TimeBits: 42}, pe.Short[0])
 	assert.Equal(t, 19, pe.Short[0].Missing())
 	assert.Contains(t, err.Error(), "with 1ms ticks 20 node + 20 sequence + 42 time bits = 82, 19 more than 63")
 
 	// One bit too many: Twitter's layout (4096 IDs per 1 ms tick, 69
 	// years) with one node more than its 1024.
-	_, err = ringflake.Plan(ringflake.Demand{Nodes: 1025, Rate: 4_096_000, Years: 69, Unit: time.Millisecond, Epoch: planEpoch})
+	_, err = layoutplan.Fits(layoutplan.Demand{Nodes: 1025, Rate: 4_096_000, Years: 69, Unit: time.Millisecond, Epoch: planEpoch})
 	require.ErrorAs(t, err, &pe)
-	assert.Equal(t, []ringflake.Shortfall{{Unit: time.Millisecond, NodeBits: 11, SequenceBits: 12, TimeBits: 41}}, pe.Short)
+	assert.Equal(t, []layoutplan.Shortfall{{Unit: time.Millisecond, NodeBits: 11, SequenceBits: 12, TimeBits: 41}}, pe.Short)
 	assert.Equal(t, 1, pe.Short[0].Missing())
 
-	_, err = ringflake.Plan(ringflake.Demand{Nodes: 1, Rate: 1, Years: 300, Epoch: planEpoch})
+	_, err = layoutplan.Fits(layoutplan.Demand{Nodes: 1, Rate: 1, Years: 300, Epoch: planEpoch})
 	require.ErrorAs(t, err, &pe)
 	for _, s := range pe.Short {
 		assert.True(t, s.TooLong, "%v", s)
@@ -111,30 +112,30 @@ func TestPlanNoLayoutFits(t *testing.T) {
 }
 
 func TestPlanRejects(t *testing.T) {
-	ok := ringflake.Demand{Nodes: 1, Rate: 1, Years: 1, Epoch: planEpoch}
+	ok := layoutplan.Demand{Nodes: 1, Rate: 1, Years: 1, Epoch: planEpoch}
 	for _, tc := range []struct {
 		field string
-		edit  func(*ringflake.Demand)
+		edit  func(*layoutplan.Demand)
 	}{
-		{"Nodes", func(d *ringflake.Demand) { d.Nodes = 0 }},
-		{"Rate", func(d *ringflake.Demand) { d.Rate = 0 }},
-		{"Rate", func(d *ringflake.Demand) { d.Rate = math.NaN() }},
-		{"Rate", func(d *ringflake.Demand) { d.Rate = math.Inf(1) }},
-		{"Years", func(d *ringflake.Demand) { d.Years = -1 }},
-		{"Unit", func(d *ringflake.Demand) { d.Unit = 1500 * time.Microsecond }},
-		{"Unit", func(d *ringflake.Demand) { d.Unit = -time.Millisecond }},
+		{"Nodes", func(d *layoutplan.Demand) { d.Nodes = 0 }},
+		{"Rate", func(d *layoutplan.Demand) { d.Rate = 0 }},
+		{"Rate", func(d *layoutplan.Demand) { d.Rate = math.NaN() }},
+		{"Rate", func(d *layoutplan.Demand) { d.Rate = math.Inf(1) }},
+		{"Years", func(d *layoutplan.Demand) { d.Years = -1 }},
+		{"Unit", func(d *layoutplan.Demand) { d.Unit = 1500 * time.Microsecond }},
+		{"Unit", func(d *layoutplan.Demand) { d.Unit = -time.Millisecond }},
 	} {
 		d := ok
 		tc.edit(&d)
-		_, err := ringflake.Plan(d)
-		require.ErrorIs(t, err, ringflake.ErrInvalidDemand, tc.field)
-		var de *ringflake.DemandError
+		_, err := layoutplan.Fits(d)
+		require.ErrorIs(t, err, layoutplan.ErrInvalidDemand, tc.field)
+		var de *layoutplan.DemandError
 		require.ErrorAs(t, err, &de)
 		assert.Equal(t, tc.field, de.Field)
 	}
 	d := ok
 	d.Epoch = time.Date(1969, 1, 1, 0, 0, 0, 0, time.UTC)
-	_, err := ringflake.Plan(d)
+	_, err := layoutplan.Fits(d)
 	require.ErrorIs(t, err, ringflake.ErrInvalidLayout)
-	assert.False(t, errors.Is(err, ringflake.ErrNoLayoutFits))
+	assert.False(t, errors.Is(err, layoutplan.ErrNoLayoutFits))
 }

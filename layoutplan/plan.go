@@ -1,4 +1,4 @@
-package ringflake
+package layoutplan
 
 import (
 	"cmp"
@@ -7,9 +7,11 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/ringflake/ringflake"
 )
 
-// A Demand is what a fleet needs of a layout, for [Plan]: how many nodes
+// A Demand is what a fleet needs of a layout, for [Fits]: how many nodes
 // issue IDs at once, how fast each one at its peak, and for how long.
 type Demand struct {
 	// Nodes is the number of node ids in use at the same time (at least 1).
@@ -42,10 +44,10 @@ func (d Demand) String() string {
 // A Fit is a layout that meets a [Demand], with its headroom: how many
 // times the demand it holds in each dimension (1 is just enough).
 type Fit struct {
-	Layout Layout
+	Layout ringflake.Layout
 	// Nodes is the layout's node ids over the nodes demanded.
 	Nodes float64
-	// Rate is the layout's IDs per second per node ([Layout.Capacity])
+	// Rate is the layout's IDs per second per node ([ringflake.Layout.Capacity])
 	// over the rate demanded.
 	Rate float64
 	// Years is the layout's lifetime (from its epoch to the end of its
@@ -58,7 +60,7 @@ type Fit struct {
 func (f Fit) Headroom() float64 { return min(f.Nodes, f.Rate, f.Years) }
 
 // A Shortfall is what one unit would need to meet a [Demand] that no
-// layout of 63 bits meets ([PlanError]).
+// layout of 63 bits meets ([NoFitError]).
 type Shortfall struct {
 	Unit time.Duration
 	// NodeBits, SequenceBits and TimeBits are the fewest bits that hold
@@ -81,26 +83,26 @@ func (s Shortfall) String() string {
 		s.Unit, s.NodeBits, s.SequenceBits, s.TimeBits, s.NodeBits+s.SequenceBits+s.TimeBits, s.Missing())
 }
 
-// planUnits are the tick lengths Plan tries when the demand names none.
+// planUnits are the tick lengths Fits tries when the demand names none.
 var planUnits = [...]time.Duration{time.Millisecond, 10 * time.Millisecond, 100 * time.Millisecond, time.Second}
 
 // yearLength is a year of 365.25 days.
 const yearLength = 36525 * 24 * time.Hour / 100
 
-// Plan returns the layouts of 63 bits that meet d, best first: one per
+// Fits returns the layouts of 63 bits that meet d, best first: one per
 // unit (d.Unit, or 1 ms, 10 ms, 100 ms and 1 s), each with the fewest bits
 // that hold d's nodes, its rate per tick and its years, and the bits left
 // over shared out one at a time to time, sequence and node, in that order,
 // so that every dimension gets some headroom. Best is the greatest
 // [Fit.Headroom], then the shorter unit (finer time, IDs closer to time
 // order). Every layout is in the default field order with an unsplit node;
-// its String is a layout string [ParseLayout] reads back.
+// its String is a layout string [ringflake.ParseLayout] reads back.
 //
 // Errors: [ErrInvalidDemand] for a demand that makes no sense (see
-// [Demand]; an epoch [NewLayout] rejects is [ErrInvalidLayout]), and
-// [ErrNoLayoutFits], a [*PlanError] saying which bits each unit lacks,
+// [Demand]; an epoch [ringflake.NewLayout] rejects is [ringflake.ErrInvalidLayout]), and
+// [ErrNoLayoutFits], a [*NoFitError] saying which bits each unit lacks,
 // when no layout of 63 bits meets it.
-func Plan(d Demand) ([]Fit, error) {
+func Fits(d Demand) ([]Fit, error) {
 	bad := func(field, format string, args ...any) ([]Fit, error) {
 		return nil, &DemandError{Field: field, Reason: fmt.Sprintf(format, args...)}
 	}
@@ -132,7 +134,7 @@ func Plan(d Demand) ([]Fit, error) {
 			short = append(short, s)
 			continue
 		}
-		l, err := NewLayout(LayoutSpec{Epoch: epoch, Unit: unit, TimeBits: s.TimeBits,
+		l, err := ringflake.NewLayout(ringflake.LayoutSpec{Epoch: epoch, Unit: unit, TimeBits: s.TimeBits,
 			WorkerBits: s.NodeBits, SequenceBits: s.SequenceBits})
 		if err != nil {
 			return nil, err // the epoch: the bits are within bounds by construction
@@ -142,13 +144,13 @@ func Plan(d Demand) ([]Fit, error) {
 		fits = append(fits, f)
 	}
 	if len(fits) == 0 {
-		return nil, &PlanError{Demand: d, Short: short}
+		return nil, &NoFitError{Demand: d, Short: short}
 	}
 	slices.SortStableFunc(fits, func(a, b Fit) int {
 		if c := cmp.Compare(b.Headroom(), a.Headroom()); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.Layout.unit, b.Layout.unit)
+		return cmp.Compare(a.Layout.Spec().Unit, b.Layout.Spec().Unit)
 	})
 	return fits, nil
 }
