@@ -157,42 +157,11 @@ var ErrLeaseLost = errors.New("ringflake: node id lease lost")
 // ordinal, a coordination service whose range of ids is used up.
 var ErrNodeUnavailable = errors.New("ringflake: no node id available")
 
-// MarkError reports a stored high-water mark that cannot be understood. It
-// matches [ErrMarkCorrupt].
-type MarkError struct {
-	Path   string // where the mark is stored
-	Reason string
-}
-
-func (e *MarkError) Error() string {
-	return fmt.Sprintf("ringflake: high-water mark %s is corrupt: %s", e.Path, e.Reason)
-}
-
-// Is reports whether target is [ErrMarkCorrupt].
-func (e *MarkError) Is(target error) bool { return target == ErrMarkCorrupt }
-
 // ErrMarkMismatch is matched by the error [New] returns for a stored
 // high-water mark that was written for another node id or layout: reusing
 // it would protect the wrong IDs, and overwriting it would lose the other
-// node's. Details are in a [*MarkMismatchError].
+// node's. Details are in a [*MarkError].
 var ErrMarkMismatch = errors.New("ringflake: high-water mark belongs to another node id or layout")
-
-// MarkMismatchError reports a stored mark of another node id or layout. It
-// matches [ErrMarkMismatch].
-type MarkMismatchError struct {
-	Store          string // where the mark is stored, as the store names itself
-	Node, WantNode int64  // the mark's node id, and the generator's
-	Layout         string // the mark's layout, as [Layout.String] wrote it
-	WantLayout     string // the generator's
-}
-
-func (e *MarkMismatchError) Error() string {
-	return fmt.Sprintf("ringflake: high-water mark %s was written for node %d, layout %s; this generator is node %d, layout %s: give each node its own mark",
-		e.Store, e.Node, e.Layout, e.WantNode, e.WantLayout)
-}
-
-// Is reports whether target is [ErrMarkMismatch].
-func (e *MarkMismatchError) Is(target error) bool { return target == ErrMarkMismatch }
 
 // ErrMarkNotSaved is matched by the error of a call (or of [New], or
 // [Generator.Close]) that needed a later high-water mark, or the exact one,
@@ -247,93 +216,78 @@ func (e *NodeInUseError) Error() string {
 // Is reports whether target is [ErrNodeInUse].
 func (e *NodeInUseError) Is(target error) bool { return target == ErrNodeInUse }
 
-// ErrMarkInUse is matched by the error a [FileMarkStore] returns when
-// another generator — in another process or in this one — holds its
-// file. Details are in a [*MarkInUseError].
-var ErrMarkInUse = errors.New("ringflake: high-water mark file in use by another generator")
+// ErrMarkInUse is matched by the error of a [MarkHolder]'s Hold when
+// another generator — in another process or in this one — holds the
+// store, so that a second generator fails at once instead of taking the
+// first one's mark for a rollback. Details are in a [*MarkError].
+var ErrMarkInUse = errors.New("ringflake: high-water mark in use by another generator")
 
-// MarkInUseError reports a mark file that another generator holds. It
-// matches [ErrMarkInUse].
-type MarkInUseError struct {
-	Path string // the mark file, as the store was given it
-	Lock string // the lock file next to the mark file's target
-	PID  int    // the holder's process id, as it recorded it in Lock; 0 if unknown
-}
-
-func (e *MarkInUseError) Error() string {
-	holder := "another process"
-	switch {
-	case e.PID == os.Getpid():
-		holder = "another generator of this process"
-	case e.PID > 0:
-		holder = "process " + strconv.Itoa(e.PID)
-	}
-	return fmt.Sprintf("ringflake: high-water mark file %s is in use by %s (lock %s): one file serves one running generator", e.Path, holder, e.Lock)
-}
-
-// Is reports whether target is [ErrMarkInUse].
-func (e *MarkInUseError) Is(target error) bool { return target == ErrMarkInUse }
-
-// LocalNodesFullError reports that every node id of a layout is held by
-// processes of this host in a [LocalNode]'s directory. It matches
-// [ErrNodeUnavailable].
-type LocalNodesFullError struct {
-	Dir   string // the lock directory
-	Nodes int64  // how many node ids the layout has
-}
-
-func (e *LocalNodesFullError) Error() string {
-	ids := fmt.Sprintf("all %d node ids of the layout are", e.Nodes)
-	if e.Nodes == 1 {
-		ids = "the layout's one node id is"
-	}
-	return fmt.Sprintf("ringflake: no node id available: %s held by processes of this host (lock files in %s)", ids, e.Dir)
-}
-
-// Is reports whether target is [ErrNodeUnavailable].
-func (e *LocalNodesFullError) Is(target error) bool { return target == ErrNodeUnavailable }
-
-// LocalNodeHeldError reports that the node id asked of
-// [LocalNode.Claim] is held by another process of this host (or another
-// LocalNode of this process). It matches [ErrNodeUnavailable].
-type LocalNodeHeldError struct {
-	Dir  string // the lock directory
-	Node int64
-}
-
-func (e *LocalNodeHeldError) Error() string {
-	return fmt.Sprintf("ringflake: no node id available: node %d is held by another process of this host, or another LocalNode of this one (lock file %s)", e.Node, localNodeFile(e.Dir, e.Node))
-}
-
-// Is reports whether target is [ErrNodeUnavailable].
-func (e *LocalNodeHeldError) Is(target error) bool { return target == ErrNodeUnavailable }
-
-// ErrMarkFileUnusable is matched by the errors of a [FileMarkStore] whose
-// path leads to something it must not use: not a regular file (a
-// directory, a named pipe, a device), or a file the process may not write
-// or whose mode lets nobody write it. Details are in a [*MarkFileError].
-var ErrMarkFileUnusable = errors.New("ringflake: high-water mark file unusable")
-
-// MarkFileError reports a mark file path a [FileMarkStore] refuses. It
-// matches [ErrMarkFileUnusable], and its cause through Unwrap (for example
-// [fs.ErrPermission]).
-type MarkFileError struct {
-	Path   string // the path as the store was given it
-	Target string // where its symbolic links lead, if elsewhere
+// MarkError reports a high-water mark that a generator cannot use: a
+// stored mark that cannot be understood ([ErrMarkCorrupt]), one written
+// for another node id or layout ([ErrMarkMismatch]), a store another
+// generator holds ([ErrMarkInUse]), or a store's own kind of refusal (a
+// mark file that is not a regular file, for one). It matches Kind with
+// [errors.Is], and its cause, if any, through Unwrap.
+//
+// A [MarkStore] implementation reports a stored value it cannot read as
+// &MarkError{Path: where, Reason: why}: the zero Kind is ErrMarkCorrupt.
+type MarkError struct {
+	// Kind is the sentinel the error matches; nil stands for
+	// [ErrMarkCorrupt].
+	Kind error
+	// Path is where the mark is stored, as the store names itself: a
+	// file's path, a key on a server.
+	Path string
+	// Reason says what is wrong, in words; for ErrMarkInUse, where the
+	// holder is recorded (a lock file), if anywhere.
 	Reason string
-	Err    error // the cause, or nil
+
+	// Node and Layout ([Layout.String]) are the stored mark's, WantNode
+	// and WantLayout the generator's; set for ErrMarkMismatch.
+	Node, WantNode     int64
+	Layout, WantLayout string
+
+	// PID is the holder's process id for ErrMarkInUse, as the store
+	// recorded it; 0 if unknown.
+	PID int
+
+	// Err is the cause, or nil.
+	Err error
 }
 
-func (e *MarkFileError) Error() string {
-	path := e.Path
-	if e.Target != "" {
-		path += " (-> " + e.Target + ")"
+func (e *MarkError) kind() error {
+	if e.Kind == nil {
+		return ErrMarkCorrupt
 	}
-	return fmt.Sprintf("ringflake: high-water mark file %s is unusable: %s", path, e.Reason)
+	return e.Kind
 }
 
-// Is reports whether target is [ErrMarkFileUnusable].
-func (e *MarkFileError) Is(target error) bool { return target == ErrMarkFileUnusable }
+func (e *MarkError) Error() string {
+	switch e.kind() {
+	case ErrMarkCorrupt:
+		return fmt.Sprintf("ringflake: high-water mark %s is corrupt: %s", e.Path, e.Reason)
+	case ErrMarkMismatch:
+		return fmt.Sprintf("ringflake: high-water mark %s was written for node %d, layout %s; this generator is node %d, layout %s: give each node its own mark",
+			e.Path, e.Node, e.Layout, e.WantNode, e.WantLayout)
+	case ErrMarkInUse:
+		holder := "another process"
+		switch {
+		case e.PID == os.Getpid():
+			holder = "another generator of this process"
+		case e.PID > 0:
+			holder = "process " + strconv.Itoa(e.PID)
+		}
+		where := ""
+		if e.Reason != "" {
+			where = " (" + e.Reason + ")"
+		}
+		return fmt.Sprintf("ringflake: high-water mark %s is in use by %s%s: one store serves one running generator", e.Path, holder, where)
+	}
+	return fmt.Sprintf("%v: %s: %s", e.Kind, e.Path, e.Reason)
+}
+
+// Is reports whether target is the error's Kind.
+func (e *MarkError) Is(target error) bool { return target == e.kind() }
 
 // Unwrap returns the cause.
-func (e *MarkFileError) Unwrap() error { return e.Err }
+func (e *MarkError) Unwrap() error { return e.Err }

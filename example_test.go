@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/simclock"
 	"github.com/ringflake/ringflake/strategies"
 )
@@ -147,7 +148,7 @@ func ExampleWithRollbackHook() {
 // mark ahead of what it issues and never issues at or below the mark of
 // a previous run, whatever the clock says. Close it on shutdown: it saves
 // the exact mark, so that a clean restart need not wait out the lead a
-// crash would leave. (A FileMarkStore keeps the mark in a file.)
+// crash would leave. (A hostlocal.MarkFile keeps the mark in a file.)
 func ExampleWithMarkStore() {
 	dir, err := os.MkdirTemp("", "ringflake-example")
 	if err != nil {
@@ -158,7 +159,7 @@ func ExampleWithMarkStore() {
 	clk := simclock.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	ctx := context.Background()
 
-	first, err := ringflake.New(7, ringflake.WithClock(clk), ringflake.WithMarkStore(ringflake.NewFileMarkStore(path)))
+	first, err := ringflake.New(7, ringflake.WithClock(clk), ringflake.WithMarkStore(hostlocal.NewMarkFile(path)))
 	if err != nil {
 		panic(err)
 	}
@@ -169,7 +170,7 @@ func ExampleWithMarkStore() {
 	}
 
 	clk.Step(-time.Second) // the host's clock steps back a second before the restart
-	second, err := ringflake.New(7, ringflake.WithClock(clk), ringflake.WithMarkStore(ringflake.NewFileMarkStore(path)),
+	second, err := ringflake.New(7, ringflake.WithClock(clk), ringflake.WithMarkStore(hostlocal.NewMarkFile(path)),
 		ringflake.WithStrategy(strategies.Logical(2*time.Second)))
 	if err != nil {
 		panic(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/simclock"
 )
 
@@ -69,7 +70,7 @@ func TestWithExistingIDAfterMark(t *testing.T) {
 		{existing, true},          // the first ID, (mark+1 ms, node 1, 0), is above
 		{existing + 1<<22, false}, // (mark+1 ms, node 1, 4095) is not
 	} {
-		store := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "mark"))
+		store := hostlocal.NewMarkFile(filepath.Join(t.TempDir(), "mark"))
 		require.NoError(t, store.SaveMark(context.Background(), ringflake.Mark{Limit: mark, Since: mark}))
 		_, err = ringflake.New(1, ringflake.WithClock(clk), ringflake.WithExistingID(tc.existing), ringflake.WithMarkStore(store))
 		if tc.ok {

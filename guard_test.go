@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/simclock"
 )
 
@@ -144,9 +145,9 @@ func TestNodeFreedWhenTheGeneratorIsCollected(t *testing.T) {
 func TestNewRefusedForItsNodeReleasesTheMarkFile(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	g, err := ringflake.New(905, ringflake.WithMarkStore(ringflake.NewFileMarkStore(filepath.Join(dir, "a"))))
+	g, err := ringflake.New(905, ringflake.WithMarkStore(hostlocal.NewMarkFile(filepath.Join(dir, "a"))))
 	require.NoError(t, err)
-	second := ringflake.NewFileMarkStore(filepath.Join(dir, "b"))
+	second := hostlocal.NewMarkFile(filepath.Join(dir, "b"))
 	_, err = ringflake.New(905, ringflake.WithMarkStore(second))
 	require.ErrorIs(t, err, ringflake.ErrNodeInUse)
 	require.NoError(t, second.Hold(ctx), "the refused New released b")

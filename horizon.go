@@ -242,7 +242,7 @@ func (g *Generator) checkMark(prev Mark) error {
 	if s, ok := g.mark.store.(fmt.Stringer); ok {
 		store = s.String()
 	}
-	return &MarkMismatchError{Store: store, Node: prev.Node, WantNode: g.node, Layout: prev.Layout, WantLayout: g.layout.String()}
+	return &MarkError{Kind: ErrMarkMismatch, Path: store, Node: prev.Node, WantNode: g.node, Layout: prev.Layout, WantLayout: g.layout.String()}
 }
 
 // SyncMark waits until no save of the high-water mark is under way and

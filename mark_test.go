@@ -3,9 +3,6 @@ package ringflake_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"hash/crc32"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -15,118 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/simclock"
 	"github.com/ringflake/ringflake/strategies"
 )
-
-func TestFileMarkStoreRoundTrip(t *testing.T) {
-	ctx := context.Background()
-	s := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "mark"))
-	mark, err := s.LoadMark(ctx)
-	require.NoError(t, err, "a missing file is a first start")
-	assert.True(t, mark.IsZero())
-
-	at := time.Date(2026, 11, 22, 12, 0, 1, 500_000_000, time.UTC)
-	want := ringflake.Mark{Limit: at, Since: at.Add(-time.Second), Node: 7, Layout: "twitter"}
-	require.NoError(t, s.SaveMark(ctx, want))
-	mark, err = s.LoadMark(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, want, mark)
-
-	want = ringflake.Mark{Limit: at.Add(time.Hour), Since: at.Add(time.Hour), Node: 7, Layout: "epoch=2020-01-01T00:00:00Z,unit=1ms,time=41,node=0,seq=22"}
-	require.NoError(t, s.SaveMark(ctx, want))
-	mark, err = s.LoadMark(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, want, mark, "a layout of key=value pairs")
-
-	nothing := ringflake.Mark{Node: 7, Layout: "twitter"}
-	require.NoError(t, s.SaveMark(ctx, nothing))
-	mark, err = s.LoadMark(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, nothing, mark, "the mark of nothing issued keeps its node and layout")
-	assert.False(t, mark.IsZero())
-
-	entries, err := os.ReadDir(filepath.Dir(s.Path()))
-	require.NoError(t, err)
-	assert.Len(t, entries, 1, "no temporary files are left behind")
-}
-
-func TestFileMarkStoreRejectsDamage(t *testing.T) {
-	ctx := context.Background()
-	good := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "mark"))
-	at := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	require.NoError(t, good.SaveMark(ctx, ringflake.Mark{Limit: at, Since: at, Node: 0, Layout: "twitter"}))
-	content, err := os.ReadFile(good.Path())
-	require.NoError(t, err)
-
-	for _, tc := range []struct {
-		name    string
-		content string
-	}{
-		{"empty", ""},
-		{"truncated", string(content[:len(content)/2])},
-		{"no final newline", string(content[:len(content)-1])},
-		{"altered digit", string(content[:30]) + "9" + string(content[31:])},
-		{"altered checksum", string(content[:len(content)-2]) + "0\n"},
-		{"not a mark file", "hello\n"},
-		{"a megabyte, not read whole", string(make([]byte, 1<<20))},
-		{"garbage time with a valid checksum", withChecksum("ringflake-mark v1 yesterday")},
-		{"v2 without since", withChecksum("ringflake-mark v2 limit=2026-11-22T12:00:00Z node=0 layout=twitter")},
-		{"since after limit", withChecksum("ringflake-mark v2 limit=2026-11-22T12:00:00Z since=2026-11-22T12:00:01Z node=0 layout=twitter")},
-		{"negative node", withChecksum("ringflake-mark v2 limit=2026-11-22T12:00:00Z since=2026-11-22T12:00:00Z node=-1 layout=twitter")},
-		{"since without a limit", withChecksum("ringflake-mark v2 limit=none since=2026-11-22T12:00:00Z node=0 layout=twitter")},
-		{"v1 header, v2 body", withChecksum("ringflake-mark v1 limit=2026-11-22T12:00:00Z since=2026-11-22T12:00:00Z node=0 layout=twitter")},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "mark"))
-			require.NoError(t, os.WriteFile(s.Path(), []byte(tc.content), 0o600))
-			_, err := s.LoadMark(ctx)
-			require.ErrorIs(t, err, ringflake.ErrMarkCorrupt)
-			var me *ringflake.MarkError
-			require.ErrorAs(t, err, &me)
-			assert.Equal(t, s.Path(), me.Path)
-
-			// A generator refuses to start on it rather than start fresh.
-			_, err = ringflake.New(0, ringflake.WithClock(simclock.New(start)), ringflake.WithMarkStore(s))
-			require.ErrorIs(t, err, ringflake.ErrMarkCorrupt)
-		})
-	}
-}
-
-// withChecksum returns a mark file of one line with a valid checksum.
-func withChecksum(line string) string {
-	return fmt.Sprintf("%s crc32=%08x\n", line, crc32.ChecksumIEEE([]byte(line)))
-}
-
-// A mark file written before v0.2 holds a bare time: it still reads, as
-// an exact mark of unknown node and layout.
-func TestFileMarkStoreReadsVersion1(t *testing.T) {
-	s := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "mark"))
-	require.NoError(t, os.WriteFile(s.Path(), []byte(withChecksum("ringflake-mark v1 2026-11-22T12:00:00.5Z")), 0o600))
-	mark, err := s.LoadMark(context.Background())
-	require.NoError(t, err)
-	at := time.Date(2026, 11, 22, 12, 0, 0, 500_000_000, time.UTC)
-	assert.Equal(t, ringflake.Mark{Limit: at, Since: at}, mark)
-
-	var m ringflake.Mark
-	require.NoError(t, m.UnmarshalText([]byte("2026-11-22T12:00:00.5Z")), "a lease's mark of an earlier version")
-	assert.Equal(t, ringflake.Mark{Limit: at, Since: at}, m)
-	require.ErrorIs(t, m.UnmarshalText([]byte("tomorrow")), ringflake.ErrMarkCorrupt)
-}
-
-func TestFileMarkStoreUnreadable(t *testing.T) {
-	dir := t.TempDir()
-	s := ringflake.NewFileMarkStore(dir) // a directory is not a readable file
-	_, err := s.LoadMark(context.Background())
-	require.Error(t, err)
-	assert.NotErrorIs(t, err, ringflake.ErrMarkCorrupt)
-	_, err = ringflake.New(0, ringflake.WithClock(simclock.New(start)), ringflake.WithMarkStore(s))
-	require.Error(t, err)
-
-	missingDir := ringflake.NewFileMarkStore(filepath.Join(dir, "no", "such", "dir", "mark"))
-	err = missingDir.SaveMark(context.Background(), ringflake.Mark{Limit: start, Since: start})
-	require.ErrorIs(t, err, os.ErrNotExist)
-}
 
 // recordingStore is a MarkStore in memory that remembers every save and
 // can be told to fail.
@@ -271,7 +160,7 @@ func TestRestartNeverReissues(t *testing.T) {
 			s, err := strategies.Parse(sc.name)
 			require.NoError(t, err)
 			clk := simclock.New(start)
-			store := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "mark"))
+			store := hostlocal.NewMarkFile(filepath.Join(t.TempDir(), "mark"))
 			firstRun := &process{store: store}
 			opts := []ringflake.Option{ringflake.WithClock(clk), ringflake.WithStrategy(s)}
 			first, err := ringflake.New(4, append(opts, ringflake.WithMarkStore(firstRun))...)

@@ -15,7 +15,7 @@ import (
 // are what keep IDs of different generators apart: two generators that
 // share a layout must never use the same node id at the same time.
 //
-// Built in: [StaticNode], [EnvNode], [OrdinalNode], and [LocalNode],
+// Built in: [StaticNode], [EnvNode], [OrdinalNode], and [github.com/ringflake/ringflake/hostlocal.Node],
 // which leases ids among the processes of one host through file locks.
 // Leases on a coordination service live in nested modules (see [Lease]).
 type NodeSource interface {

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/simclock"
 	"github.com/ringflake/ringflake/strategies"
 )
@@ -137,7 +138,7 @@ var scenarios = []scenario{
 	{
 		name: "crash and restart during a rollback",
 		play: func(c *checker) {
-			store := ringflake.NewFileMarkStore(filepath.Join(c.t.TempDir(), "mark"))
+			store := hostlocal.NewMarkFile(filepath.Join(c.t.TempDir(), "mark"))
 			c.restart(store, false) // the first run keeps its mark too
 			c.run(50, 10)
 			c.step(-50 * c.ms)
@@ -157,7 +158,7 @@ var scenarios = []scenario{
 		name: "crash and restart during a rollback, the mark saved after the step",
 		play: func(c *checker) {
 			c.markAhead = 10 * c.ms
-			store := ringflake.NewFileMarkStore(filepath.Join(c.t.TempDir(), "mark"))
+			store := hostlocal.NewMarkFile(filepath.Join(c.t.TempDir(), "mark"))
 			c.restart(store, false)
 			c.run(50, 10)
 			c.step(-50 * c.ms)
@@ -173,7 +174,7 @@ var scenarios = []scenario{
 	{
 		name: "clean restart during a rollback",
 		play: func(c *checker) {
-			store := ringflake.NewFileMarkStore(filepath.Join(c.t.TempDir(), "mark"))
+			store := hostlocal.NewMarkFile(filepath.Join(c.t.TempDir(), "mark"))
 			c.restart(store, false)
 			c.run(50, 10)
 			c.step(-50 * c.ms)

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/simclock"
 	"github.com/ringflake/ringflake/strategies"
 )
@@ -60,7 +61,7 @@ func TestStatsCountIssuedIDs(t *testing.T) {
 }
 
 func TestStatsIgnoreAPreviousRunsMark(t *testing.T) {
-	store := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "mark"))
+	store := hostlocal.NewMarkFile(filepath.Join(t.TempDir(), "mark"))
 	g, clk := newStatsGen(t, "logical:2s", ringflake.WithMarkStore(store))
 	for range 10 {
 		_, err := g.Next()

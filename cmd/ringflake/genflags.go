@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/strategies"
 )
 
@@ -90,7 +91,7 @@ func (f *generatorFlags) open(ctx context.Context) (*issuer, error) {
 	case nd.lease != nil:
 		opts = append(opts, ringflake.WithLease(nd.lease))
 	case *f.state != "":
-		opts = append(opts, ringflake.WithMarkStore(ringflake.NewFileMarkStore(*f.state)))
+		opts = append(opts, ringflake.WithMarkStore(hostlocal.NewMarkFile(*f.state)))
 	}
 	iss := &issuer{lease: nd.lease, release: nd.release, rehold: nd.rehold}
 	if iss.gen, err = ringflake.New(nd.id, opts...); err != nil {

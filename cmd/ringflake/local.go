@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/hostlocal"
 )
 
 // defaultNode is the -node of commands that issue IDs: a node id no other
@@ -17,7 +18,7 @@ func isLocal(spec string) bool { return spec == "local" || strings.HasPrefix(spe
 
 // localNode takes a node id of layout l that no other process of this
 // host holds, locked in the directory the flag names (local:DIR) or in
-// ringflake.DefaultLocalNodeDir: the id want if it is not negative and
+// hostlocal.DefaultDir: the id want if it is not negative and
 // free, else the lowest free one. (When want is held, New tells why: the
 // state file is in use, or belongs to another node.)
 func localNode(ctx context.Context, spec string, l ringflake.Layout, want int64) (node, error) {
@@ -27,14 +28,14 @@ func localNode(ctx context.Context, spec string, l ringflake.Layout, want int64)
 	} else if dir == "" {
 		return node{}, badValuef("-node %q: no directory after local:", spec)
 	}
-	src := ringflake.NewLocalNode(dir)
+	src := hostlocal.NewNode(dir)
 	ctx, cancel := context.WithTimeout(ctx, acquireTimeout)
 	defer cancel()
 	id, err := want, error(nil)
-	var held *ringflake.LocalNodeHeldError
+	var held *hostlocal.NodeError
 	if want < 0 {
 		id, err = src.NodeID(ctx, l)
-	} else if err = src.Claim(ctx, l, want); errors.As(err, &held) {
+	} else if err = src.Claim(ctx, l, want); errors.As(err, &held) && held.Node >= 0 {
 		id, err = src.NodeID(ctx, l)
 	}
 	if err != nil {
@@ -51,7 +52,7 @@ func markNode(ctx context.Context, path string, l ringflake.Layout) (int64, bool
 	if path == "" {
 		return 0, false
 	}
-	m, err := ringflake.NewFileMarkStore(path).LoadMark(ctx)
+	m, err := hostlocal.NewMarkFile(path).LoadMark(ctx)
 	if err != nil || m.Layout == "" {
 		return 0, false
 	}

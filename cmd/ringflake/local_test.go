@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/hostlocal"
 )
 
 // Four gen runs started together with the default flags take four node
@@ -66,7 +67,7 @@ func TestGenLocalNodesAllHeld(t *testing.T) {
 	l, err := ringflake.ParseLayout("twitter,node=1,seq=21")
 	require.NoError(t, err)
 	for range 2 {
-		src := ringflake.NewLocalNode(dir)
+		src := hostlocal.NewNode(dir)
 		_, err := src.NodeID(context.Background(), l)
 		require.NoError(t, err)
 		t.Cleanup(func() { src.Close() })
@@ -122,7 +123,7 @@ func TestGenLocalNodeUnwritableDirectory(t *testing.T) {
 func TestGenLocalNodeTakesTheStateFilesNode(t *testing.T) {
 	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "ids.mark")
 	l := ringflake.TwitterLayout()
-	zero := ringflake.NewLocalNode(dir)
+	zero := hostlocal.NewNode(dir)
 	_, err := zero.NodeID(context.Background(), l)
 	require.NoError(t, err)
 	ids := genIDs(t, "-n", "1", "-node", "local:"+dir, "-state", state)

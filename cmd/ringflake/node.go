@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/etcdlease"
 	"github.com/ringflake/ringflake/lease"
 	"github.com/ringflake/ringflake/redislease"
@@ -25,7 +26,7 @@ import (
 )
 
 const nodeHelp = `node id: local[:DIR] (the lowest id no other process of this host holds,
-locked in DIR, default ` + ringflake.DefaultLocalNodeDir + `), N, env:VAR (decimal id in
+locked in DIR, default ` + hostlocal.DefaultDir + `), N, env:VAR (decimal id in
 $VAR), ordinal[:HOST] (StatefulSet ordinal at the end of HOST, NAME-N; default
 this host's name), or a lease:
 redis://[USER:PASS@]HOST[:PORT][/DB][?prefix=P&ttl=10s&maxlead=1s] (rediss://

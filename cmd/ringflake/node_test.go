@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/etcdlease"
 	"github.com/ringflake/ringflake/lease/leasetest"
 	"github.com/ringflake/ringflake/redislease"
@@ -120,7 +121,7 @@ func TestGenStateWithALease(t *testing.T) {
 func TestGenStateTooLarge(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "ids.mark")
 	require.NoError(t, os.WriteFile(state, make([]byte, 1<<20), 0o600))
-	_, err := ringflake.NewFileMarkStore(state).LoadMark(context.Background())
+	_, err := hostlocal.NewMarkFile(state).LoadMark(context.Background())
 	require.ErrorIs(t, err, ringflake.ErrMarkCorrupt)
 	var me *ringflake.MarkError
 	require.ErrorAs(t, err, &me)
@@ -143,7 +144,7 @@ func TestGenState(t *testing.T) {
 	require.Len(t, second, 100)
 	assert.Greater(t, second[0], first[len(first)-1])
 
-	mark, err := ringflake.NewFileMarkStore(state).LoadMark(context.Background())
+	mark, err := hostlocal.NewMarkFile(state).LoadMark(context.Background())
 	require.NoError(t, err)
 	last := second[len(second)-1].Time(ringflake.TwitterLayout())
 	assert.Equal(t, ringflake.Mark{Limit: last, Since: last, Node: 3, Layout: "twitter"}, mark, "a clean exit saves the exact mark")

@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/lease/leasetest"
 	"github.com/ringflake/ringflake/redislease"
 )
@@ -167,7 +168,7 @@ func TestServeProcess(t *testing.T) {
 	newest := parseUnique(t, ids, make(map[ringflake.ID]bool, len(ids)))
 
 	p.terminate()
-	m, err := ringflake.NewFileMarkStore(state).LoadMark(context.Background())
+	m, err := hostlocal.NewMarkFile(state).LoadMark(context.Background())
 	require.NoError(t, err)
 	l := ringflake.TwitterLayout()
 	assert.Equal(t, int64(9), m.Node)

@@ -17,12 +17,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/hostlocal"
 )
 
 // loadMark reads the mark in the state file at path.
 func loadMark(t *testing.T, path string) ringflake.Mark {
 	t.Helper()
-	m, err := ringflake.NewFileMarkStore(path).LoadMark(context.Background())
+	m, err := hostlocal.NewMarkFile(path).LoadMark(context.Background())
 	require.NoError(t, err)
 	return m
 }
@@ -51,7 +52,7 @@ func TestGenStateThroughASymbolicLink(t *testing.T) {
 // A state file keeps its mode.
 func TestGenStateKeepsTheMode(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "node.mark")
-	require.NoError(t, ringflake.NewFileMarkStore(state).SaveMark(context.Background(), ringflake.Mark{Node: 4, Layout: "twitter"}))
+	require.NoError(t, hostlocal.NewMarkFile(state).SaveMark(context.Background(), ringflake.Mark{Node: 4, Layout: "twitter"}))
 	require.NoError(t, os.Chmod(state, 0o640))
 	genIDs(t, "-n", "1", "-node", "4", "-state", state)
 	fi, err := os.Stat(state)
@@ -69,7 +70,7 @@ func TestGenStateRefusesUnusableFiles(t *testing.T) {
 		place func(t *testing.T, path string)
 	}{
 		{"read-only", func(t *testing.T, path string) {
-			require.NoError(t, ringflake.NewFileMarkStore(path).SaveMark(context.Background(), mark))
+			require.NoError(t, hostlocal.NewMarkFile(path).SaveMark(context.Background(), mark))
 			require.NoError(t, os.Chmod(path, 0o444))
 		}},
 		{"directory", func(t *testing.T, path string) { require.NoError(t, os.Mkdir(path, 0o755)) }},
@@ -208,7 +209,7 @@ func TestGenStateNotWritable(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(base) })
 	require.NoError(t, os.Chmod(base, 0o777|os.ModeSticky)) // nobody could write here, but not the file
 	state := filepath.Join(base, "node.mark")
-	require.NoError(t, ringflake.NewFileMarkStore(state).SaveMark(context.Background(), ringflake.Mark{Node: 4, Layout: "twitter"}))
+	require.NoError(t, hostlocal.NewMarkFile(state).SaveMark(context.Background(), ringflake.Mark{Node: 4, Layout: "twitter"}))
 	require.NoError(t, os.Chmod(state, 0o644))
 	cmd := command(t, "gen", "-node", "4", "-state", state)
 	cmd.Dir = "/"

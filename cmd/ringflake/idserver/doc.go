@@ -2,7 +2,7 @@
 // JSON, for callers in any language. `ringflake serve` runs it; a Go
 // program can mount it in its own server instead:
 //
-//	g, err := ringflake.New(7, ringflake.WithMarkStore(ringflake.NewFileMarkStore("/var/lib/ids/7.mark")))
+//	g, err := ringflake.New(7, ringflake.WithMarkStore(hostlocal.NewMarkFile("/var/lib/ids/7.mark")))
 //	...
 //	h, err := idserver.New(g)
 //	...

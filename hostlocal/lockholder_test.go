@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package ringflake_test
+package hostlocal_test
 
 import (
 	"bufio"
@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/hostlocal"
 )
 
 // holderEnv, when set, makes this test binary a lock holder for the tests
@@ -34,11 +35,11 @@ func TestLockHolderProcess(t *testing.T) {
 	kind, arg, _ := strings.Cut(what, ":")
 	switch kind {
 	case "mark": // hold the mark file arg
-		s := ringflake.NewFileMarkStore(arg)
+		s := hostlocal.NewMarkFile(arg)
 		require.NoError(t, s.Hold(context.Background()))
 		fmt.Println("held")
 	case "node": // take the lowest free node id in directory arg
-		id, err := ringflake.NewLocalNode(arg).NodeID(context.Background(), ringflake.TwitterLayout())
+		id, err := hostlocal.NewNode(arg).NodeID(context.Background(), ringflake.TwitterLayout())
 		require.NoError(t, err)
 		fmt.Println(id)
 	default:

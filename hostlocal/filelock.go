@@ -1,4 +1,4 @@
-package ringflake
+package hostlocal
 
 import (
 	"errors"

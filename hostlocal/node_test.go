@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package ringflake_test
+package hostlocal_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/hostlocal"
 )
 
 // smallLayout has four node ids.
@@ -31,7 +32,7 @@ func TestLocalNodeGivesEachHolderItsOwnID(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "nodes") // made on first use
 	tw := ringflake.TwitterLayout()
-	a, b := ringflake.NewLocalNode(dir), ringflake.NewLocalNode(dir)
+	a, b := hostlocal.NewNode(dir), hostlocal.NewNode(dir)
 	id, err := a.NodeID(ctx, tw)
 	require.NoError(t, err)
 	assert.Equal(t, int64(0), id, "the lowest free id")
@@ -50,7 +51,7 @@ func TestLocalNodeGivesEachHolderItsOwnID(t *testing.T) {
 	assert.Equal(t, fs.FileMode(0o444), fi.Mode().Perm(), "lock files are readable by every user, whatever the umask")
 
 	require.NoError(t, a.Close())
-	c := ringflake.NewLocalNode(dir)
+	c := hostlocal.NewNode(dir)
 	id, err = c.NodeID(ctx, tw)
 	require.NoError(t, err)
 	assert.Equal(t, int64(0), id, "Close gives the id back")
@@ -63,13 +64,13 @@ func TestLocalNodeConcurrentHoldersInOneProcess(t *testing.T) {
 	const holders = 16
 	dir := t.TempDir()
 	ids := make([]int64, holders)
-	srcs := make([]*ringflake.LocalNode, holders)
+	srcs := make([]*hostlocal.Node, holders)
 	var wg sync.WaitGroup
 	for i := range holders {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			srcs[i] = ringflake.NewLocalNode(dir)
+			srcs[i] = hostlocal.NewNode(dir)
 			id, err := srcs[i].NodeID(context.Background(), ringflake.TwitterLayout())
 			assert.NoError(t, err)
 			ids[i] = id
@@ -87,22 +88,22 @@ func TestLocalNodeAllIDsHeld(t *testing.T) {
 	dir := t.TempDir()
 	l := smallLayout(t)
 	for want := range int64(4) {
-		s := ringflake.NewLocalNode(dir)
+		s := hostlocal.NewNode(dir)
 		t.Cleanup(func() { s.Close() })
 		id, err := s.NodeID(ctx, l)
 		require.NoError(t, err)
 		require.Equal(t, want, id)
 	}
-	_, err := ringflake.NewLocalNode(dir).NodeID(ctx, l)
+	_, err := hostlocal.NewNode(dir).NodeID(ctx, l)
 	require.ErrorIs(t, err, ringflake.ErrNodeUnavailable)
-	var full *ringflake.LocalNodesFullError
+	var full *hostlocal.NodeError
 	require.ErrorAs(t, err, &full)
 	assert.Equal(t, int64(4), full.Nodes)
 	assert.Equal(t, dir, full.Dir)
 
 	// A layout with more ids shares the directory's range: it gets the
 	// first id above those held.
-	big := ringflake.NewLocalNode(dir)
+	big := hostlocal.NewNode(dir)
 	id, err := big.NodeID(ctx, ringflake.TwitterLayout())
 	require.NoError(t, err)
 	assert.Equal(t, int64(4), id)
@@ -115,7 +116,7 @@ func TestLocalNodeClaim(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	tw := ringflake.TwitterLayout()
-	a := ringflake.NewLocalNode(dir)
+	a := hostlocal.NewNode(dir)
 	require.NoError(t, a.Claim(ctx, tw, 3))
 	id, err := a.NodeID(ctx, tw)
 	require.NoError(t, err)
@@ -123,10 +124,10 @@ func TestLocalNodeClaim(t *testing.T) {
 	require.NoError(t, a.Claim(ctx, tw, 3), "claiming the id it holds")
 	require.ErrorIs(t, a.Claim(ctx, tw, 4), ringflake.ErrNodeUnavailable, "it holds one id at a time")
 
-	b := ringflake.NewLocalNode(dir)
+	b := hostlocal.NewNode(dir)
 	err = b.Claim(ctx, tw, 3)
 	require.ErrorIs(t, err, ringflake.ErrNodeUnavailable)
-	var held *ringflake.LocalNodeHeldError
+	var held *hostlocal.NodeError
 	require.ErrorAs(t, err, &held)
 	assert.Equal(t, int64(3), held.Node)
 	require.ErrorIs(t, b.Claim(ctx, tw, 1024), ringflake.ErrNodeOutOfRange)
@@ -144,15 +145,15 @@ func TestLocalNodeHeldWhileUnreferenced(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	tw := ringflake.TwitterLayout()
-	id, err := ringflake.NewLocalNode(dir).NodeID(ctx, tw) // the source is dropped at once
+	id, err := hostlocal.NewNode(dir).NodeID(ctx, tw) // the source is dropped at once
 	require.NoError(t, err)
 	for range 5 {
 		runtime.GC() // finalizers of unreachable files run after a collection
 		runtime.Gosched()
 	}
-	other := ringflake.NewLocalNode(dir)
+	other := hostlocal.NewNode(dir)
 	defer other.Close()
-	var held *ringflake.LocalNodeHeldError
+	var held *hostlocal.NodeError
 	require.ErrorAs(t, other.Claim(ctx, tw, id), &held, "node %d is still held", id)
 	got, err := other.NodeID(ctx, tw)
 	require.NoError(t, err)
@@ -168,15 +169,15 @@ func TestLocalNodeFreedWhenTheHolderIsKilled(t *testing.T) {
 	theirs := h.node(t)
 	assert.Equal(t, int64(0), theirs)
 
-	mine := ringflake.NewLocalNode(dir)
+	mine := hostlocal.NewNode(dir)
 	id, err := mine.NodeID(ctx, tw)
 	require.NoError(t, err)
 	assert.NotEqual(t, theirs, id, "another process's id")
-	var held *ringflake.LocalNodeHeldError
-	require.ErrorAs(t, ringflake.NewLocalNode(dir).Claim(ctx, tw, theirs), &held)
+	var held *hostlocal.NodeError
+	require.ErrorAs(t, hostlocal.NewNode(dir).Claim(ctx, tw, theirs), &held)
 
 	h.kill(t)
-	after := ringflake.NewLocalNode(dir)
+	after := hostlocal.NewNode(dir)
 	require.NoError(t, after.Claim(ctx, tw, theirs), "the id is free once its holder is dead")
 	require.NoError(t, after.Close())
 	require.NoError(t, mine.Close())
@@ -191,7 +192,7 @@ func TestLocalNodeUsesOtherUsersLockFiles(t *testing.T) {
 	if os.Geteuid() == 0 {
 		require.NoError(t, os.Chown(path, 65534, 65534))
 	}
-	s := ringflake.NewLocalNode(dir)
+	s := hostlocal.NewNode(dir)
 	id, err := s.NodeID(context.Background(), ringflake.TwitterLayout())
 	require.NoError(t, err)
 	assert.Equal(t, int64(0), id)
@@ -238,7 +239,7 @@ func TestLocalNodeRefusesWhatIsNotALockFile(t *testing.T) {
 			defer cancel()
 			done := make(chan error, 1)
 			go func() {
-				_, err := ringflake.NewLocalNode(dir).NodeID(ctx, ringflake.TwitterLayout())
+				_, err := hostlocal.NewNode(dir).NodeID(ctx, ringflake.TwitterLayout())
 				done <- err
 			}()
 			select {
@@ -253,12 +254,12 @@ func TestLocalNodeRefusesWhatIsNotALockFile(t *testing.T) {
 }
 
 func TestLocalNodeDefaultDirectoryIsShared(t *testing.T) {
-	s := ringflake.NewLocalNode("")
-	assert.Equal(t, ringflake.DefaultLocalNodeDir, s.Dir())
+	s := hostlocal.NewNode("")
+	assert.Equal(t, hostlocal.DefaultDir, s.Dir())
 	_, err := s.NodeID(context.Background(), ringflake.TwitterLayout())
 	require.NoError(t, err)
 	defer s.Close()
-	fi, err := os.Lstat(ringflake.DefaultLocalNodeDir)
+	fi, err := os.Lstat(hostlocal.DefaultDir)
 	require.NoError(t, err)
 	assert.True(t, fi.IsDir())
 	assert.Equal(t, fs.ModeDir|fs.ModeSticky|0o777, fi.Mode(), "world-writable with the sticky bit, as /tmp")
@@ -267,8 +268,8 @@ func TestLocalNodeDefaultDirectoryIsShared(t *testing.T) {
 func TestLocalNodeHonoursTheContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := ringflake.NewLocalNode(t.TempDir()).NodeID(ctx, ringflake.TwitterLayout())
+	_, err := hostlocal.NewNode(t.TempDir()).NodeID(ctx, ringflake.TwitterLayout())
 	require.ErrorIs(t, err, context.Canceled)
-	_, err = ringflake.NewLocalNode(t.TempDir()).NodeID(context.Background(), ringflake.Layout{})
+	_, err = hostlocal.NewNode(t.TempDir()).NodeID(context.Background(), ringflake.Layout{})
 	require.ErrorIs(t, err, ringflake.ErrInvalidLayout)
 }

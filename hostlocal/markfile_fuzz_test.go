@@ -1,4 +1,4 @@
-package ringflake
+package hostlocal
 
 import (
 	"testing"
@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ringflake/ringflake"
 )
 
 // FuzzMarkFile: any content of a mark file either reads as a mark that
@@ -18,12 +20,12 @@ func FuzzMarkFile(f *testing.F) {
 	f.Add("")
 	f.Add("ringflake-mark v1 \n")
 	at := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	f.Add(formatMarkFile(Mark{Limit: at, Since: at.Add(-time.Second), Node: 3, Layout: "twitter"}))
-	f.Add(formatMarkFile(Mark{Node: 3, Layout: "sonyflake"}))
+	f.Add(formatMarkFile(ringflake.Mark{Limit: at, Since: at.Add(-time.Second), Node: 3, Layout: "twitter"}))
+	f.Add(formatMarkFile(ringflake.Mark{Node: 3, Layout: "sonyflake"}))
 	f.Fuzz(func(t *testing.T, content string) {
 		mark, err := parseMarkFile("mark", content)
 		if err != nil {
-			require.ErrorIs(t, err, ErrMarkCorrupt)
+			require.ErrorIs(t, err, ringflake.ErrMarkCorrupt)
 			return
 		}
 		back, err := parseMarkFile("mark", formatMarkFile(mark))

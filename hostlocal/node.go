@@ -1,9 +1,10 @@
-package ringflake
+package hostlocal
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ringflake/ringflake"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,20 +14,20 @@ import (
 	"time"
 )
 
-// DefaultLocalNodeDir is the directory a [LocalNode] made with an empty
+// DefaultDir is the directory a [Node] made with an empty
 // dir locks node ids in. It is one directory for every user of the host,
 // so that all their processes draw from one range of ids: the first
-// LocalNode to need it creates it world-writable with the sticky bit, as
+// Node to need it creates it world-writable with the sticky bit, as
 // /tmp is (a user can then remove only their own files).
-const DefaultLocalNodeDir = "/tmp/ringflake-nodes"
+const DefaultDir = "/tmp/ringflake-nodes"
 
-// LocalNode is a [NodeSource] that gives each process of one host a node
+// Node is a [ringflake.NodeSource] that gives each process of one host a node
 // id that no other process of the host holds, without a server: it holds
 // the id with an flock(2) lock on the file DIR/node-N.lock, which the
 // kernel releases when the process ends — also on kill -9 or a crash — so
-// the id is free again at once. [LocalNode.NodeID] takes the lowest free
-// id of the layout and keeps returning it until [LocalNode.Close]; while
-// one LocalNode holds an id, no other LocalNode on the same directory
+// the id is free again at once. [Node.NodeID] takes the lowest free
+// id of the layout and keeps returning it until [Node.Close]; while
+// one Node holds an id, no other Node on the same directory
 // gets it, in this process or another.
 //
 // It guards one host only: processes on other hosts, and containers or
@@ -42,7 +43,7 @@ const DefaultLocalNodeDir = "/tmp/ringflake-nodes"
 //
 // The directory may be shared by users who do not trust each other only
 // in the sense /tmp is: any user who can create files in it can also hold
-// ids and so keep others from getting them. LocalNode never writes to,
+// ids and so keep others from getting them. Node never writes to,
 // truncates or deletes a file in it; it opens existing lock files read-only
 // (flock needs no more), refuses symbolic links, named pipes and anything
 // else that is not a regular file there, and refuses a world-writable
@@ -56,22 +57,22 @@ const DefaultLocalNodeDir = "/tmp/ringflake-nodes"
 // which removes files in /tmp that were not accessed for three days, give
 // a process that runs longer its own directory). systemd-tmpfiles, which
 // ages out files in /tmp on Linux, skips the directory while any process
-// holds an id in it: a LocalNode also holds a shared lock on the
+// holds an id in it: a Node also holds a shared lock on the
 // directory.
 //
 // File locks need flock(2): Linux, macOS and the BSDs. Elsewhere NodeID
-// fails with an error matching [ErrNodeUnavailable].
+// fails with an error matching [ringflake.ErrNodeUnavailable].
 //
-// An id stays held until [LocalNode.Close] or the end of the process,
-// also when the program drops every reference to its LocalNode: the
-// package keeps a held LocalNode reachable, because the garbage collector
+// An id stays held until [Node.Close] or the end of the process,
+// also when the program drops every reference to its Node: the
+// package keeps a held Node reachable, because the garbage collector
 // closes the lock file of an unreachable one, and with it the lock.
 //
-// A LocalNode is safe for concurrent use. Its zero value is not usable:
-// make one with [NewLocalNode].
-type LocalNode struct {
+// A Node is safe for concurrent use. Its zero value is not usable:
+// make one with [NewNode].
+type Node struct {
 	dir string
-	def bool // dir is DefaultLocalNodeDir: made shared by every user
+	def bool // dir is DefaultDir: made shared by every user
 
 	mu   sync.Mutex
 	dirf *os.File // the directory, locked shared while an id is held
@@ -79,51 +80,51 @@ type LocalNode struct {
 	node int64
 }
 
-// heldLocalNodes keeps every LocalNode that holds an id reachable until
+// heldNodes keeps every Node that holds an id reachable until
 // its Close: an *os.File the garbage collector finds unreachable is
 // closed, which would free the id while a generator still issues on it.
-var heldLocalNodes sync.Map // *LocalNode → struct{}
+var heldNodes sync.Map // *Node → struct{}
 
-// NewLocalNode returns a source that locks node ids in dir, or in
-// [DefaultLocalNodeDir] when dir is "". Another dir that does not exist is
+// NewNode returns a source that locks node ids in dir, or in
+// [DefaultDir] when dir is "". Another dir that does not exist is
 // created (with its parents) when an id is first asked for, with mode 0700:
 // private to the user who created it — make it group-writable, or
 // world-writable with the sticky bit, to share it between users.
-func NewLocalNode(dir string) *LocalNode {
-	if dir == "" || filepath.Clean(dir) == DefaultLocalNodeDir {
-		return &LocalNode{dir: DefaultLocalNodeDir, def: true}
+func NewNode(dir string) *Node {
+	if dir == "" || filepath.Clean(dir) == DefaultDir {
+		return &Node{dir: DefaultDir, def: true}
 	}
-	return &LocalNode{dir: dir}
+	return &Node{dir: dir}
 }
 
 // Dir returns the directory the source locks node ids in.
-func (n *LocalNode) Dir() string { return n.dir }
+func (n *Node) Dir() string { return n.dir }
 
 // NodeID returns the node id n holds, first taking the lowest id of l
 // that no other process of the host holds. Errors:
-//   - a [*LocalNodesFullError], matching [ErrNodeUnavailable], when every
+//   - a [*NodeError], matching [ringflake.ErrNodeUnavailable], when every
 //     id of l is held;
-//   - [ErrNodeUnavailable] with the cause (for example [fs.ErrPermission])
+//   - [ringflake.ErrNodeUnavailable] with the cause (for example [fs.ErrPermission])
 //     when the directory or a lock file cannot be used, and on systems
 //     without flock;
-//   - [ErrNodeOutOfRange] when the id n already holds does not fit l;
-//   - [ErrInvalidLayout] for the zero Layout; ctx.Err() when ctx is done.
-func (n *LocalNode) NodeID(ctx context.Context, l Layout) (int64, error) {
+//   - [ringflake.ErrNodeOutOfRange] when the id n already holds does not fit l;
+//   - [ringflake.ErrInvalidLayout] for the zero Layout; ctx.Err() when ctx is done.
+func (n *Node) NodeID(ctx context.Context, l ringflake.Layout) (int64, error) {
 	return n.take(ctx, l, -1)
 }
 
-// Claim takes the given node id of l, as [LocalNode.NodeID] takes the
+// Claim takes the given node id of l, as [Node.NodeID] takes the
 // lowest free one: a process that keeps a high-water mark per node id
 // uses it to get the id its mark was written for. It fails with a
-// [*LocalNodeHeldError] (matching [ErrNodeUnavailable]) when another
-// process holds the id, with [ErrNodeOutOfRange] when it does not fit l,
-// with [ErrNodeUnavailable] when n already holds another id, and
+// [*NodeError] (matching [ringflake.ErrNodeUnavailable]) when another
+// process holds the id, with [ringflake.ErrNodeOutOfRange] when it does not fit l,
+// with [ringflake.ErrNodeUnavailable] when n already holds another id, and
 // otherwise as NodeID does.
-func (n *LocalNode) Claim(ctx context.Context, l Layout, node int64) error {
+func (n *Node) Claim(ctx context.Context, l ringflake.Layout, node int64) error {
 	if l.IsZero() {
-		return &LayoutError{Field: "Layout", Reason: "zero value; use a preset, NewLayout or ParseLayout"}
+		return &ringflake.LayoutError{Field: "Layout", Reason: "zero value; use a preset, ringflake.NewLayout or ParseLayout"}
 	}
-	if err := l.checkNode(node); err != nil {
+	if err := checkNode(l, node); err != nil {
 		return err
 	}
 	_, err := n.take(ctx, l, node)
@@ -132,23 +133,23 @@ func (n *LocalNode) Claim(ctx context.Context, l Layout, node int64) error {
 
 // take returns the held id, or takes want (the lowest free id of l when
 // want < 0).
-func (n *LocalNode) take(ctx context.Context, l Layout, want int64) (int64, error) {
+func (n *Node) take(ctx context.Context, l ringflake.Layout, want int64) (int64, error) {
 	if l.IsZero() {
-		return 0, &LayoutError{Field: "Layout", Reason: "zero value; use a preset, NewLayout or ParseLayout"}
+		return 0, &ringflake.LayoutError{Field: "Layout", Reason: "zero value; use a preset, ringflake.NewLayout or ParseLayout"}
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.file != nil {
 		if want >= 0 && want != n.node {
-			return 0, fmt.Errorf("%w: this LocalNode holds node %d already; Close it to claim node %d", ErrNodeUnavailable, n.node, want)
+			return 0, fmt.Errorf("%w: this Node holds node %d already; Close it to claim node %d", ringflake.ErrNodeUnavailable, n.node, want)
 		}
-		if err := l.checkNode(n.node); err != nil {
+		if err := checkNode(l, n.node); err != nil {
 			return 0, err
 		}
 		return n.node, nil
 	}
 	if !canLock {
-		return 0, fmt.Errorf("%w: local node ids on %s: %v", ErrNodeUnavailable, runtime.GOOS, errNoFlock)
+		return 0, fmt.Errorf("%w: local node ids on %s: %v", ringflake.ErrNodeUnavailable, runtime.GOOS, errNoFlock)
 	}
 	dirf, err := n.openDir(ctx)
 	if err != nil {
@@ -164,13 +165,13 @@ func (n *LocalNode) take(ctx context.Context, l Layout, want int64) (int64, erro
 		}
 		// Read-only: other users' lock files are readable, not
 		// writable, and flock needs no more.
-		f, err := lockFile(localNodeFile(n.dir, id), os.O_RDONLY, 0o444)
+		f, err := lockFile(nodeFile(n.dir, id), os.O_RDONLY, 0o444)
 		if err != nil {
-			return 0, errors.Join(fmt.Errorf("%w: lock directory %s: %w", ErrNodeUnavailable, n.dir, err), dirf.Close())
+			return 0, errors.Join(fmt.Errorf("%w: lock directory %s: %w", ringflake.ErrNodeUnavailable, n.dir, err), dirf.Close())
 		}
 		if f != nil {
 			n.dirf, n.file, n.node = dirf, f, id
-			heldLocalNodes.Store(n, struct{}{})
+			heldNodes.Store(n, struct{}{})
 			return id, nil
 		}
 	}
@@ -178,14 +179,14 @@ func (n *LocalNode) take(ctx context.Context, l Layout, want int64) (int64, erro
 		return 0, err
 	}
 	if want >= 0 {
-		return 0, &LocalNodeHeldError{Dir: n.dir, Node: want}
+		return 0, &NodeError{Dir: n.dir, Node: want, Nodes: l.MaxNode() + 1}
 	}
-	return 0, &LocalNodesFullError{Dir: n.dir, Nodes: l.MaxNode() + 1}
+	return 0, &NodeError{Dir: n.dir, Node: -1, Nodes: l.MaxNode() + 1}
 }
 
 // Close gives the held id back (nothing when none is held). The lock file
 // stays for the next process. After Close, NodeID takes an id again.
-func (n *LocalNode) Close() error {
+func (n *Node) Close() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.file == nil {
@@ -193,12 +194,12 @@ func (n *LocalNode) Close() error {
 	}
 	err := errors.Join(n.file.Close(), n.dirf.Close())
 	n.file, n.dirf = nil, nil
-	heldLocalNodes.Delete(n)
+	heldNodes.Delete(n)
 	return err
 }
 
-// localNodeFile returns the lock file of node id in dir.
-func localNodeFile(dir string, id int64) string {
+// nodeFile returns the lock file of node id in dir.
+func nodeFile(dir string, id int64) string {
 	return filepath.Join(dir, "node-"+strconv.FormatInt(id, 10)+".lock")
 }
 
@@ -208,9 +209,9 @@ const dirLockRetry = 10 * time.Millisecond
 
 // openDir makes the directory if need be, checks it, and returns it
 // locked shared.
-func (n *LocalNode) openDir(ctx context.Context) (*os.File, error) {
+func (n *Node) openDir(ctx context.Context) (*os.File, error) {
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("%w: lock directory %s: "+format, append([]any{ErrNodeUnavailable, n.dir}, args...)...)
+		return fmt.Errorf("%w: lock directory %s: "+format, append([]any{ringflake.ErrNodeUnavailable, n.dir}, args...)...)
 	}
 	if n.def {
 		if err := os.Mkdir(n.dir, 0o700); err == nil {
@@ -261,4 +262,12 @@ func (n *LocalNode) openDir(ctx context.Context) (*os.File, error) {
 		case <-t.C:
 		}
 	}
+}
+
+// checkNode returns the error for a node id that does not fit l.
+func checkNode(l ringflake.Layout, node int64) error {
+	if node < 0 || node > l.MaxNode() {
+		return &ringflake.NodeError{Field: "node", Value: node, Max: l.MaxNode()}
+	}
+	return nil
 }

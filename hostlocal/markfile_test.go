@@ -1,9 +1,11 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package ringflake_test
+package hostlocal_test
 
 import (
 	"context"
+	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/simclock"
 )
 
@@ -29,10 +32,10 @@ func markGen(t *testing.T, node int64, s ringflake.MarkStore) (*ringflake.Genera
 // One mark file serves one generator: a second one — through the same
 // store or another — fails at once, naming the file and the holder,
 // instead of reading the first one's mark as a rollback.
-func TestFileMarkStoreServesOneGeneratorAtATime(t *testing.T) {
+func TestMarkFileServesOneGeneratorAtATime(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "node.mark")
-	first := ringflake.NewFileMarkStore(path)
+	first := hostlocal.NewMarkFile(path)
 	g, err := markGen(t, 7, first)
 	require.NoError(t, err)
 	_, err = g.Next()
@@ -42,20 +45,20 @@ func TestFileMarkStoreServesOneGeneratorAtATime(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, strconv.Itoa(os.Getpid())+"\n", string(lock), "the lock file names its holder")
 
-	for name, s := range map[string]*ringflake.FileMarkStore{"same store": first, "another store": ringflake.NewFileMarkStore(path)} {
+	for name, s := range map[string]*hostlocal.MarkFile{"same store": first, "another store": hostlocal.NewMarkFile(path)} {
 		_, err = markGen(t, 7, s)
 		require.ErrorIs(t, err, ringflake.ErrMarkInUse, name)
 		assert.NotErrorIs(t, err, ringflake.ErrClockRollback, name)
-		var inUse *ringflake.MarkInUseError
+		var inUse *ringflake.MarkError
 		require.ErrorAs(t, err, &inUse, name)
-		assert.Equal(t, ringflake.MarkInUseError{Path: path, Lock: path + ".lock", PID: os.Getpid()}, *inUse, name)
+		assert.Equal(t, ringflake.MarkError{Kind: ringflake.ErrMarkInUse, Path: path, Reason: "lock " + path + ".lock", PID: os.Getpid()}, *inUse, name)
 	}
 
 	require.NoError(t, g.Close(ctx))
 	lock, err = os.ReadFile(path + ".lock")
 	require.NoError(t, err)
 	assert.Empty(t, lock, "Release clears the pid")
-	g, err = markGen(t, 7, ringflake.NewFileMarkStore(path))
+	g, err = markGen(t, 7, hostlocal.NewMarkFile(path))
 	require.NoError(t, err, "Close released the file")
 	require.NoError(t, g.Close(ctx))
 }
@@ -63,12 +66,12 @@ func TestFileMarkStoreServesOneGeneratorAtATime(t *testing.T) {
 // A mark file written for another node id or layout is refused with what
 // it was written for, and left as it was; one written for the other field
 // order of the same layout is used (a mark bounds ticks).
-func TestFileMarkStoreRefusesAnotherNodesMark(t *testing.T) {
+func TestMarkFileRefusesAnotherNodesMark(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "node.mark")
 	clk := simclock.New(start)
 	newGen := func(node int64, l ringflake.Layout) (*ringflake.Generator, error) {
-		return ringflake.New(node, ringflake.WithClock(clk), ringflake.WithLayout(l), ringflake.WithMarkStore(ringflake.NewFileMarkStore(path)))
+		return ringflake.New(node, ringflake.WithClock(clk), ringflake.WithLayout(l), ringflake.WithMarkStore(hostlocal.NewMarkFile(path)))
 	}
 	g, err := newGen(3, ringflake.SonyflakeLayout())
 	require.NoError(t, err)
@@ -89,10 +92,10 @@ func TestFileMarkStoreRefusesAnotherNodesMark(t *testing.T) {
 		_, err := newGen(tc.node, tc.layout)
 		require.ErrorIs(t, err, ringflake.ErrMarkMismatch, name)
 		assert.NotErrorIs(t, err, ringflake.ErrClockRollback, name)
-		var mismatch *ringflake.MarkMismatchError
+		var mismatch *ringflake.MarkError
 		require.ErrorAs(t, err, &mismatch, name)
-		assert.Equal(t, ringflake.MarkMismatchError{
-			Store: path, Node: 3, WantNode: tc.node, Layout: "sonyflake", WantLayout: tc.layout.String(),
+		assert.Equal(t, ringflake.MarkError{
+			Kind: ringflake.ErrMarkMismatch, Path: path, Node: 3, WantNode: tc.node, Layout: "sonyflake", WantLayout: tc.layout.String(),
 		}, *mismatch, name)
 		now, err := os.ReadFile(path)
 		require.NoError(t, err)
@@ -108,14 +111,14 @@ func TestFileMarkStoreRefusesAnotherNodesMark(t *testing.T) {
 
 // A mark file held by another process is refused with that process's pid;
 // the kernel frees it when that process is killed.
-func TestFileMarkStoreHeldByAnotherProcess(t *testing.T) {
+func TestMarkFileHeldByAnotherProcess(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "node.mark")
 	h := startHolder(t, "mark:"+path)
-	s := ringflake.NewFileMarkStore(path)
+	s := hostlocal.NewMarkFile(path)
 	err := s.Hold(ctx)
 	require.ErrorIs(t, err, ringflake.ErrMarkInUse)
-	var inUse *ringflake.MarkInUseError
+	var inUse *ringflake.MarkError
 	require.ErrorAs(t, err, &inUse)
 	assert.Equal(t, h.pid(), inUse.PID)
 	assert.NotContains(t, err.Error(), "\n")
@@ -129,7 +132,7 @@ func TestFileMarkStoreHeldByAnotherProcess(t *testing.T) {
 // A mark file given as a symbolic link (onto a volume, say) is followed:
 // its target is replaced, from a temporary file in the target's directory,
 // and locked; the link stays.
-func TestFileMarkStoreFollowsSymbolicLinks(t *testing.T) {
+func TestMarkFileFollowsSymbolicLinks(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name  string
@@ -142,23 +145,23 @@ func TestFileMarkStoreFollowsSymbolicLinks(t *testing.T) {
 			require.NoError(t, os.Mkdir(vol, 0o755))
 			target := filepath.Join(vol, "node.mark")
 			if !tc.first {
-				require.NoError(t, ringflake.NewFileMarkStore(target).SaveMark(ctx, ringflake.Mark{Node: 3, Layout: "twitter"}))
+				require.NoError(t, hostlocal.NewMarkFile(target).SaveMark(ctx, ringflake.Mark{Node: 3, Layout: "twitter"}))
 			}
 			link := filepath.Join(conf, "state")
 			require.NoError(t, os.Symlink("../vol/node.mark", link), "a relative link")
 
-			g, err := markGen(t, 3, ringflake.NewFileMarkStore(link))
+			g, err := markGen(t, 3, hostlocal.NewMarkFile(link))
 			require.NoError(t, err)
 			id, err := g.Next()
 			require.NoError(t, err)
-			_, err = markGen(t, 3, ringflake.NewFileMarkStore(target))
+			_, err = markGen(t, 3, hostlocal.NewMarkFile(target))
 			require.ErrorIs(t, err, ringflake.ErrMarkInUse, "the target is held, by whatever path")
 			require.NoError(t, g.Close(ctx))
 
 			fi, err := os.Lstat(link)
 			require.NoError(t, err)
 			assert.Equal(t, fs.ModeSymlink, fi.Mode().Type(), "the link stays a link")
-			mark, err := ringflake.NewFileMarkStore(target).LoadMark(ctx)
+			mark, err := hostlocal.NewMarkFile(target).LoadMark(ctx)
 			require.NoError(t, err)
 			assert.Equal(t, id.Time(ringflake.TwitterLayout()), mark.Limit, "the target has the exact mark")
 			names := func(dir string) []string {
@@ -177,10 +180,10 @@ func TestFileMarkStoreFollowsSymbolicLinks(t *testing.T) {
 }
 
 // A replaced mark file keeps its mode; a new one is private.
-func TestFileMarkStoreKeepsTheMode(t *testing.T) {
+func TestMarkFileKeepsTheMode(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	fresh := ringflake.NewFileMarkStore(filepath.Join(dir, "fresh"))
+	fresh := hostlocal.NewMarkFile(filepath.Join(dir, "fresh"))
 	require.NoError(t, fresh.SaveMark(ctx, ringflake.Mark{Node: 1, Layout: "twitter"}))
 	fi, err := os.Stat(fresh.Path())
 	require.NoError(t, err)
@@ -190,7 +193,7 @@ func TestFileMarkStoreKeepsTheMode(t *testing.T) {
 		path := filepath.Join(dir, mode.String())
 		require.NoError(t, os.WriteFile(path, nil, 0o600))
 		require.NoError(t, os.Chmod(path, mode))
-		s := ringflake.NewFileMarkStore(path)
+		s := hostlocal.NewMarkFile(path)
 		require.NoError(t, s.SaveMark(ctx, ringflake.Mark{Limit: start, Since: start, Node: 1, Layout: "twitter"}))
 		fi, err := os.Stat(path)
 		require.NoError(t, err)
@@ -202,9 +205,9 @@ func TestFileMarkStoreKeepsTheMode(t *testing.T) {
 // may write, is refused by every operation, with a one-line error naming
 // it, and left as it was. A named pipe is never opened in a way that
 // could block.
-func TestFileMarkStoreRefusesUnusableFiles(t *testing.T) {
+func TestMarkFileRefusesUnusableFiles(t *testing.T) {
 	ctx := context.Background()
-	good := ringflake.NewFileMarkStore(filepath.Join(t.TempDir(), "good"))
+	good := hostlocal.NewMarkFile(filepath.Join(t.TempDir(), "good"))
 	require.NoError(t, good.SaveMark(ctx, ringflake.Mark{Limit: start, Since: start, Node: 1, Layout: "twitter"}))
 	content, err := os.ReadFile(good.Path())
 	require.NoError(t, err)
@@ -242,7 +245,7 @@ func TestFileMarkStoreRefusesUnusableFiles(t *testing.T) {
 			defer cancel()
 			done := make(chan []error, 1)
 			go func() {
-				s := ringflake.NewFileMarkStore(path)
+				s := hostlocal.NewMarkFile(path)
 				_, newErr := markGen(t, 1, s)
 				_, loadErr := s.LoadMark(ctx)
 				done <- []error{newErr, s.Hold(ctx), s.SaveMark(ctx, ringflake.Mark{Limit: start, Since: start, Node: 1, Layout: "twitter"}), loadErr}
@@ -254,16 +257,17 @@ func TestFileMarkStoreRefusesUnusableFiles(t *testing.T) {
 				t.Fatal("the store hangs on the file")
 			}
 			for i, err := range errs[:3] {
-				require.ErrorIs(t, err, ringflake.ErrMarkFileUnusable, "operation %d", i)
-				var fe *ringflake.MarkFileError
+				require.ErrorIs(t, err, hostlocal.ErrMarkFileUnusable, "operation %d", i)
+				var fe *ringflake.MarkError
 				require.ErrorAs(t, err, &fe)
 				assert.Equal(t, path, fe.Path)
+				assert.Equal(t, hostlocal.ErrMarkFileUnusable, fe.Kind)
 				assert.NotContains(t, err.Error(), "\n")
 			}
 			if tc.readable {
 				require.NoError(t, errs[3], "a read-only mark still reads")
 			} else {
-				require.ErrorIs(t, errs[3], ringflake.ErrMarkFileUnusable)
+				require.ErrorIs(t, errs[3], hostlocal.ErrMarkFileUnusable)
 			}
 
 			after, err := os.Stat(path)
@@ -279,4 +283,113 @@ func TestFileMarkStoreRefusesUnusableFiles(t *testing.T) {
 			assert.ErrorIs(t, err, fs.ErrNotExist, "no lock file next to what is not a mark file")
 		})
 	}
+}
+
+func TestMarkFileRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s := hostlocal.NewMarkFile(filepath.Join(t.TempDir(), "mark"))
+	mark, err := s.LoadMark(ctx)
+	require.NoError(t, err, "a missing file is a first start")
+	assert.True(t, mark.IsZero())
+
+	at := time.Date(2026, 11, 22, 12, 0, 1, 500_000_000, time.UTC)
+	want := ringflake.Mark{Limit: at, Since: at.Add(-time.Second), Node: 7, Layout: "twitter"}
+	require.NoError(t, s.SaveMark(ctx, want))
+	mark, err = s.LoadMark(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, want, mark)
+
+	want = ringflake.Mark{Limit: at.Add(time.Hour), Since: at.Add(time.Hour), Node: 7, Layout: "epoch=2020-01-01T00:00:00Z,unit=1ms,time=41,node=0,seq=22"}
+	require.NoError(t, s.SaveMark(ctx, want))
+	mark, err = s.LoadMark(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, want, mark, "a layout of key=value pairs")
+
+	nothing := ringflake.Mark{Node: 7, Layout: "twitter"}
+	require.NoError(t, s.SaveMark(ctx, nothing))
+	mark, err = s.LoadMark(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, nothing, mark, "the mark of nothing issued keeps its node and layout")
+	assert.False(t, mark.IsZero())
+
+	entries, err := os.ReadDir(filepath.Dir(s.Path()))
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no temporary files are left behind")
+}
+
+func TestMarkFileRejectsDamage(t *testing.T) {
+	ctx := context.Background()
+	good := hostlocal.NewMarkFile(filepath.Join(t.TempDir(), "mark"))
+	at := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	require.NoError(t, good.SaveMark(ctx, ringflake.Mark{Limit: at, Since: at, Node: 0, Layout: "twitter"}))
+	content, err := os.ReadFile(good.Path())
+	require.NoError(t, err)
+
+	for _, tc := range []struct {
+		name    string
+		content string
+	}{
+		{"empty", ""},
+		{"truncated", string(content[:len(content)/2])},
+		{"no final newline", string(content[:len(content)-1])},
+		{"altered digit", string(content[:30]) + "9" + string(content[31:])},
+		{"altered checksum", string(content[:len(content)-2]) + "0\n"},
+		{"not a mark file", "hello\n"},
+		{"a megabyte, not read whole", string(make([]byte, 1<<20))},
+		{"garbage time with a valid checksum", withChecksum("ringflake-mark v1 yesterday")},
+		{"v2 without since", withChecksum("ringflake-mark v2 limit=2026-11-22T12:00:00Z node=0 layout=twitter")},
+		{"since after limit", withChecksum("ringflake-mark v2 limit=2026-11-22T12:00:00Z since=2026-11-22T12:00:01Z node=0 layout=twitter")},
+		{"negative node", withChecksum("ringflake-mark v2 limit=2026-11-22T12:00:00Z since=2026-11-22T12:00:00Z node=-1 layout=twitter")},
+		{"since without a limit", withChecksum("ringflake-mark v2 limit=none since=2026-11-22T12:00:00Z node=0 layout=twitter")},
+		{"v1 header, v2 body", withChecksum("ringflake-mark v1 limit=2026-11-22T12:00:00Z since=2026-11-22T12:00:00Z node=0 layout=twitter")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := hostlocal.NewMarkFile(filepath.Join(t.TempDir(), "mark"))
+			require.NoError(t, os.WriteFile(s.Path(), []byte(tc.content), 0o600))
+			_, err := s.LoadMark(ctx)
+			require.ErrorIs(t, err, ringflake.ErrMarkCorrupt)
+			var me *ringflake.MarkError
+			require.ErrorAs(t, err, &me)
+			assert.Equal(t, s.Path(), me.Path)
+
+			// A generator refuses to start on it rather than start fresh.
+			_, err = ringflake.New(0, ringflake.WithClock(simclock.New(start)), ringflake.WithMarkStore(s))
+			require.ErrorIs(t, err, ringflake.ErrMarkCorrupt)
+		})
+	}
+}
+
+// withChecksum returns a mark file of one line with a valid checksum.
+func withChecksum(line string) string {
+	return fmt.Sprintf("%s crc32=%08x\n", line, crc32.ChecksumIEEE([]byte(line)))
+}
+
+// A mark file written before v0.2 holds a bare time: it still reads, as
+// an exact mark of unknown node and layout.
+func TestMarkFileReadsVersion1(t *testing.T) {
+	s := hostlocal.NewMarkFile(filepath.Join(t.TempDir(), "mark"))
+	require.NoError(t, os.WriteFile(s.Path(), []byte(withChecksum("ringflake-mark v1 2026-11-22T12:00:00.5Z")), 0o600))
+	mark, err := s.LoadMark(context.Background())
+	require.NoError(t, err)
+	at := time.Date(2026, 11, 22, 12, 0, 0, 500_000_000, time.UTC)
+	assert.Equal(t, ringflake.Mark{Limit: at, Since: at}, mark)
+
+	var m ringflake.Mark
+	require.NoError(t, m.UnmarshalText([]byte("2026-11-22T12:00:00.5Z")), "a lease's mark of an earlier version")
+	assert.Equal(t, ringflake.Mark{Limit: at, Since: at}, m)
+	require.ErrorIs(t, m.UnmarshalText([]byte("tomorrow")), ringflake.ErrMarkCorrupt)
+}
+
+func TestMarkFileUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	s := hostlocal.NewMarkFile(dir) // a directory is not a readable file
+	_, err := s.LoadMark(context.Background())
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, ringflake.ErrMarkCorrupt)
+	_, err = ringflake.New(0, ringflake.WithClock(simclock.New(start)), ringflake.WithMarkStore(s))
+	require.Error(t, err)
+
+	missingDir := hostlocal.NewMarkFile(filepath.Join(dir, "no", "such", "dir", "mark"))
+	err = missingDir.SaveMark(context.Background(), ringflake.Mark{Limit: start, Since: start})
+	require.ErrorIs(t, err, os.ErrNotExist)
 }

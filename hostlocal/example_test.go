@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package ringflake_test
+package hostlocal_test
 
 import (
 	"context"
@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/simclock"
 )
 
-func ExampleLocalNode() {
+func ExampleNode() {
 	// A directory of its own keeps the example apart from the host's
 	// other processes; NewLocalNode("") uses DefaultLocalNodeDir.
 	dir, err := os.MkdirTemp("", "ringflake-example")
@@ -22,7 +23,7 @@ func ExampleLocalNode() {
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
 
-	src := ringflake.NewLocalNode(dir)
+	src := hostlocal.NewNode(dir)
 	defer src.Close() // after the generator's Close: the id is free again
 	node, err := src.NodeID(ctx, ringflake.TwitterLayout())
 	if err != nil {
@@ -36,7 +37,7 @@ func ExampleLocalNode() {
 	defer gen.Close(ctx)
 
 	// Another process of the host (here another source) gets another id.
-	other := ringflake.NewLocalNode(dir)
+	other := hostlocal.NewNode(dir)
 	defer other.Close()
 	next, err := other.NodeID(ctx, ringflake.TwitterLayout())
 	if err != nil {

@@ -1,0 +1,50 @@
+package hostlocal
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ringflake/ringflake"
+)
+
+// ErrMarkFileUnusable is matched by the errors of a [MarkFile] whose path
+// leads to something it must not use: not a regular file (a directory, a
+// named pipe, a device), or a file the process may not write or whose
+// mode lets nobody write it. Such an error is a [*ringflake.MarkError]
+// whose Kind is ErrMarkFileUnusable and whose Err is the cause, if any
+// (for example [fs.ErrPermission]).
+var ErrMarkFileUnusable = errors.New("hostlocal: high-water mark file unusable")
+
+// unusable returns the error for a mark file at path that leads to target
+// (the same file, or "" when it is not known to be elsewhere).
+func unusable(path, target, reason string, cause error) error {
+	if target != "" && target != path {
+		reason = "it leads to " + target + ": " + reason
+	}
+	return &ringflake.MarkError{Kind: ErrMarkFileUnusable, Path: path, Reason: reason, Err: cause}
+}
+
+// NodeError reports that a [Node] found no node id it may hold: every id
+// of the layout is held by processes of this host (Node is -1), or the
+// id asked of [Node.Claim] is held by another process of this host, or
+// another Node of this one. It matches [ringflake.ErrNodeUnavailable].
+type NodeError struct {
+	Dir   string // the lock directory
+	Node  int64  // the id asked for, or -1 for any
+	Nodes int64  // how many node ids the layout has
+}
+
+func (e *NodeError) Error() string {
+	if e.Node >= 0 {
+		return fmt.Sprintf("%v: node %d is held by another process of this host, or another Node of this one (lock file %s)",
+			ringflake.ErrNodeUnavailable, e.Node, nodeFile(e.Dir, e.Node))
+	}
+	ids := fmt.Sprintf("all %d node ids of the layout are", e.Nodes)
+	if e.Nodes == 1 {
+		ids = "the layout's one node id is"
+	}
+	return fmt.Sprintf("%v: %s held by processes of this host (lock files in %s)", ringflake.ErrNodeUnavailable, ids, e.Dir)
+}
+
+// Is reports whether target is [ringflake.ErrNodeUnavailable].
+func (e *NodeError) Is(target error) bool { return target == ringflake.ErrNodeUnavailable }
