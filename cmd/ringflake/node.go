@@ -18,8 +18,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/etcdlease"
+	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/lease"
 	"github.com/ringflake/ringflake/redislease"
 	"github.com/ringflake/ringflake/strategies"

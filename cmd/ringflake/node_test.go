@@ -17,8 +17,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/etcdlease"
+	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/lease/leasetest"
 	"github.com/ringflake/ringflake/redislease"
 )

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/serialno"
 	"github.com/ringflake/ringflake/cmd/ringflake/internal/idtext"
+	"github.com/ringflake/ringflake/serialno"
 )
 
 func parse(args []string, stdout, stderr io.Writer) error {
