@@ -54,10 +54,6 @@ var ErrLayoutExpired = errors.New("ringflake: clock is past the layout's last re
 // ID. Details are in a [*SyntaxError].
 var ErrInvalidID = errors.New("ringflake: invalid ID")
 
-// ErrInvalidEncoding is matched by the error [ParseEncoding] returns for a
-// name that is not an encoding's.
-var ErrInvalidEncoding = errors.New("ringflake: unknown encoding")
-
 // ErrInvalidOption is matched by errors about an option given to [New],
 // such as a nil clock.
 var ErrInvalidOption = errors.New("ringflake: invalid option")
@@ -111,19 +107,6 @@ func textError(what, text, reason string, offset int) string {
 
 // Is reports whether target is [ErrInvalidID].
 func (e *SyntaxError) Is(target error) bool { return target == ErrInvalidID }
-
-// EncodingError reports a name that is not an encoding's. It matches
-// [ErrInvalidEncoding].
-type EncodingError struct {
-	Name string // the name as given
-}
-
-func (e *EncodingError) Error() string {
-	return fmt.Sprintf("ringflake: unknown encoding %q: want %s", e.Name, encodingNames())
-}
-
-// Is reports whether target is [ErrInvalidEncoding].
-func (e *EncodingError) Is(target error) bool { return target == ErrInvalidEncoding }
 
 // timeError wraps ErrBeforeEpoch or ErrLayoutExpired with the instant at
 // fault.

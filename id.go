@@ -46,8 +46,8 @@ func (id ID) tick(l Layout) int64 {
 // count toward the 19, so "007" reads as 7 and a string longer than 19
 // characters is an error whatever its digits. Errors match [ErrInvalidID];
 // each is a [*SyntaxError] that says where the input went wrong. It is
-// [DecimalEncoding]'s Parse; [Encoding] reads the other encodings.
-func Parse(s string) (ID, error) { return parse(decimalKind, s) }
+// the decimal encoding's Parse; package encodings reads the others.
+func Parse(s string) (ID, error) { return parseDecimal(s) }
 
 // AppendText appends the decimal form of id to b. It allocates only when b
 // has no room. A negative ID, which is never valid, is an error matching
@@ -66,7 +66,7 @@ func (id ID) MarshalText() ([]byte, error) { return id.AppendText(nil) }
 // UnmarshalText reads the decimal form of an ID, as [Parse] does (1 to 19
 // digits), without copying b.
 func (id *ID) UnmarshalText(b []byte) error {
-	v, err := parse(decimalKind, b)
+	v, err := parseDecimal(b)
 	if err != nil {
 		return err
 	}

@@ -41,9 +41,9 @@ func (id *ID) Scan(src any) error {
 		}
 		v = ID(src)
 	case string:
-		v, err = parse(decimalKind, src)
+		v, err = parseDecimal(src)
 	case []byte:
-		v, err = parse(decimalKind, src)
+		v, err = parseDecimal(src)
 	case nil:
 		return fmt.Errorf("%w: SQL NULL; scan a nullable column into a ringflake.NullID", ErrInvalidID)
 	default:

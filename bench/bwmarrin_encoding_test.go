@@ -10,19 +10,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/encodings"
 )
 
 // bwmarrinForms pairs each of ringflake's encodings of bwmarrin's text
 // forms with bwmarrin/snowflake's own writer and reader.
 var bwmarrinForms = []struct {
-	enc   ringflake.Encoding
+	enc   encodings.Encoding
 	write func(snowflake.ID) string
 	read  func(string) (snowflake.ID, error)
 }{
-	{ringflake.Base58FlickrEncoding(), snowflake.ID.Base58, func(s string) (snowflake.ID, error) { return snowflake.ParseBase58([]byte(s)) }},
-	{ringflake.ZBase32Encoding(), snowflake.ID.Base32, func(s string) (snowflake.ID, error) { return snowflake.ParseBase32([]byte(s)) }},
-	{ringflake.Base36Encoding(), snowflake.ID.Base36, snowflake.ParseBase36},
-	{ringflake.Base2Encoding(), snowflake.ID.Base2, snowflake.ParseBase2},
+	{encodings.Base58Flickr(), snowflake.ID.Base58, func(s string) (snowflake.ID, error) { return snowflake.ParseBase58([]byte(s)) }},
+	{encodings.ZBase32(), snowflake.ID.Base32, func(s string) (snowflake.ID, error) { return snowflake.ParseBase32([]byte(s)) }},
+	{encodings.Base36(), snowflake.ID.Base36, snowflake.ParseBase36},
+	{encodings.Base2(), snowflake.ID.Base2, snowflake.ParseBase2},
 }
 
 // checkBwmarrinForms checks, for one non-negative ID, that ringflake

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/encodings"
 	"github.com/ringflake/ringflake/simclock"
 	"github.com/ringflake/ringflake/strategies"
 )
@@ -117,8 +118,8 @@ func fill(t *testing.T, c *sql.Conn, ids []ringflake.ID) {
 	for i, id := range ids {
 		parent := ringflake.NullID{ID: id, Valid: i%3 == 0}
 		_, err := c.ExecContext(ctx, `INSERT INTO ids VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			id, id.String(), ringflake.Base32Encoding().Format(id), ringflake.Base62Encoding().Format(id),
-			ringflake.HexEncoding().Format(id), parent, nullText(parent))
+			id, id.String(), encodings.Base32().Format(id), encodings.Base62().Format(id),
+			encodings.Hex().Format(id), parent, nullText(parent))
 		require.NoError(t, err, "inserting %d", id)
 	}
 }
@@ -183,8 +184,8 @@ func TestSortableTextOrdersLikeIDs(t *testing.T) {
 		fill(t, c, ids)
 		for _, tc := range []struct {
 			column string
-			enc    ringflake.Encoding
-		}{{"b32", ringflake.Base32Encoding()}, {"b62", ringflake.Base62Encoding()}, {"hex", ringflake.HexEncoding()}} {
+			enc    encodings.Encoding
+		}{{"b32", encodings.Base32()}, {"b62", encodings.Base62()}, {"hex", encodings.Hex()}} {
 			t.Run(tc.column, func(t *testing.T) {
 				require.True(t, tc.enc.Sortable())
 				rows, err := c.QueryContext(context.Background(), `SELECT `+tc.column+` FROM ids ORDER BY `+tc.column+` COLLATE "C"`)

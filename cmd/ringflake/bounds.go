@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/encodings"
 )
 
 // bounds prints the smallest and the largest ID of the ticks from FROM to
@@ -19,7 +20,7 @@ func bounds(args []string, stdout, stderr io.Writer) error {
 		fs.PrintDefaults()
 	}
 	layoutFlag := fs.String("layout", "twitter", "layout of the IDs: a preset or key=value,... (see ringflake.ParseLayout)")
-	formatFlag := fs.String("format", "dec", "encoding of the IDs printed (see ringflake.ParseEncoding)")
+	formatFlag := fs.String("format", "dec", "encoding of the IDs printed (see encodings.Parse)")
 	pos, err := interleaved(fs, args)
 	if err != nil {
 		return err
@@ -42,7 +43,7 @@ func bounds(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badValuef("-layout: %v", err)
 	}
-	enc, err := ringflake.ParseEncoding(*formatFlag)
+	enc, err := encodings.Parse(*formatFlag)
 	if err != nil {
 		return badValuef("-format: %v", err)
 	}

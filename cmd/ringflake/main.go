@@ -21,7 +21,7 @@
 // STRATEGY is a strategy string such as "ring,wait:5ms,error" (see
 // strategies.Parse). FORMAT is an ID encoding: dec (the default), hex,
 // base32, base58, base62, base64, or bwmarrin/snowflake's base2, base36,
-// base58-flickr and zbase32 (see ringflake.Encoding; base58 and
+// base58-flickr and zbase32 (see encodings.Encoding; base58 and
 // base58-flickr read each other's text as other IDs). gen and parse also
 // take serial:PATTERN, serial numbers such as
 // serial:PAY{time:20060102150405.000}{node}{seq} with the time in UTC (see

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/encodings"
 	"github.com/ringflake/ringflake/serialno"
 )
 
@@ -120,7 +121,7 @@ func TestHelp(t *testing.T) {
 }
 
 func TestGenFormats(t *testing.T) {
-	for _, enc := range ringflake.Encodings() {
+	for _, enc := range encodings.All() {
 		t.Run(enc.String(), func(t *testing.T) {
 			code, out, errOut := runCLI("gen", "-n", "20", "-node", "3", "--format", enc.String())
 			require.Equal(t, 0, code, errOut)
@@ -230,7 +231,7 @@ func TestGenSerial(t *testing.T) {
 }
 
 func TestParse0xIsDataInBase62(t *testing.T) {
-	want, err := ringflake.Base62Encoding().Parse("0x123456789")
+	want, err := encodings.Base62().Parse("0x123456789")
 	require.NoError(t, err)
 	code, out, errOut := runCLI("parse", "-format", "base62", "0x123456789")
 	require.Equal(t, 0, code, errOut)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/cmd/ringflake/internal/idtext"
+	"github.com/ringflake/ringflake/encodings"
 	"github.com/ringflake/ringflake/serialno"
 )
 
@@ -66,14 +67,14 @@ func parse(args []string, stdout, stderr io.Writer) error {
 }
 
 // formatHelp describes the -format flag of gen and parse.
-var formatHelp = "ID format: an encoding (" + encodingNames() + "; see ringflake.Encoding),\n" +
+var formatHelp = "ID format: an encoding (" + encodingNames() + "; see encodings.Encoding),\n" +
 	"or serial:PATTERN for serial numbers such as serial:PAY{time:20060102150405.000}{node}{seq}\n" +
 	"(see serialno.New; the time is UTC)"
 
 // encodingNames lists the encodings' names: "dec, hex, … or zbase32".
 func encodingNames() string {
 	var names []string
-	for _, enc := range ringflake.Encodings() {
+	for _, enc := range encodings.All() {
 		names = append(names, enc.String())
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
@@ -82,7 +83,7 @@ func encodingNames() string {
 // idFormat is how gen writes IDs and parse reads them: in an encoding, or
 // as serial numbers.
 type idFormat struct {
-	enc    ringflake.Encoding
+	enc    encodings.Encoding
 	serial *serialno.Format // nil for an encoding
 }
 
@@ -96,7 +97,7 @@ func parseFormat(s string, layout ringflake.Layout) (idFormat, error) {
 		}
 		return idFormat{serial: &sf}, nil
 	}
-	enc, err := ringflake.ParseEncoding(s)
+	enc, err := encodings.Parse(s)
 	return idFormat{enc: enc}, err
 }
 

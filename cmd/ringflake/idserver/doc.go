@@ -19,7 +19,7 @@
 //	/metrics               Prometheus text (package ringflakeprom's ringflake_ series)
 //
 // /v1/id and /v1/ids take format=NAME, an encoding of
-// ringflake.ParseEncoding (dec, the default, hex, base32, base58, …);
+// encodings.Parse (dec, the default, hex, base32, base58, …);
 // /v1/parse/{id} takes format= for the ID it reads (which may
 // also name its own encoding, NAME:TEXT, or be 0x and hex digits) and
 // layout= (the generator's by default). Other query parameters are

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/cmd/ringflake/internal/idtext"
+	"github.com/ringflake/ringflake/encodings"
 	"github.com/ringflake/ringflake/ringflakeprom"
 )
 
@@ -253,7 +254,7 @@ func (h *Handler) failed(w http.ResponseWriter, err error) {
 // request is what an endpoint's query asked for.
 type request struct {
 	n      int // /v1/ids
-	enc    ringflake.Encoding
+	enc    encodings.Encoding
 	layout ringflake.Layout
 }
 

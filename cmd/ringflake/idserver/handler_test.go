@@ -20,6 +20,7 @@ import (
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/cmd/ringflake/idserver"
 	"github.com/ringflake/ringflake/cmd/ringflake/internal/idtext"
+	"github.com/ringflake/ringflake/encodings"
 	"github.com/ringflake/ringflake/simclock"
 	"github.com/ringflake/ringflake/strategies"
 )
@@ -87,7 +88,7 @@ func decode(t testing.TB, w *httptest.ResponseRecorder) reply {
 }
 
 // parseID reads an ID the handler wrote in enc.
-func parseID(t *testing.T, enc ringflake.Encoding, s string) ringflake.ID {
+func parseID(t *testing.T, enc encodings.Encoding, s string) ringflake.ID {
 	t.Helper()
 	id, err := enc.Parse(s)
 	require.NoError(t, err)
@@ -99,14 +100,14 @@ func TestID(t *testing.T) {
 	l := s.gen.Layout()
 	w, r := s.get("/v1/id")
 	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
-	id := parseID(t, ringflake.DecimalEncoding(), r.ID)
+	id := parseID(t, encodings.Decimal(), r.ID)
 	want, err := l.Compose(start, 5, 0)
 	require.NoError(t, err)
 	assert.Equal(t, want, id, "the first ID of node 5 at the clock's start")
 	assert.Equal(t, `{"id":"`+want.String()+`"}`+"\n", w.Body.String())
 
 	_, r = s.get("/v1/id")
-	assert.Equal(t, want+1, parseID(t, ringflake.DecimalEncoding(), r.ID))
+	assert.Equal(t, want+1, parseID(t, encodings.Decimal(), r.ID))
 }
 
 func TestIDs(t *testing.T) {
@@ -117,7 +118,7 @@ func TestIDs(t *testing.T) {
 		require.Len(t, r.IDs, n)
 		prev := ringflake.ID(-1)
 		for _, text := range r.IDs {
-			id := parseID(t, ringflake.DecimalEncoding(), text)
+			id := parseID(t, encodings.Decimal(), text)
 			assert.Greater(t, id, prev)
 			assert.Equal(t, int64(5), id.Node(s.gen.Layout()))
 			prev = id
@@ -126,11 +127,11 @@ func TestIDs(t *testing.T) {
 	assert.Equal(t, uint64(1004), s.gen.Stats().Issued)
 }
 
-// Every encoding of ringflake.Encodings writes JSON strings that need no
+// Every encoding of encodings.All writes JSON strings that need no
 // escaping, and reads back as the ID.
 func TestFormats(t *testing.T) {
 	s := newServer(t, nil)
-	for _, enc := range ringflake.Encodings() {
+	for _, enc := range encodings.All() {
 		t.Run(enc.String(), func(t *testing.T) {
 			w, r := s.get("/v1/id?format=" + enc.String())
 			require.Equal(t, http.StatusOK, w.Code, w.Body.String())

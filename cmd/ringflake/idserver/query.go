@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/encodings"
 )
 
 // param is a query parameter an endpoint takes, as a bit.
@@ -95,11 +96,11 @@ func unescape(s string) (string, error) {
 }
 
 // encoding returns the encoding of format=, decimal when it is not given.
-func (q query) encoding() (ringflake.Encoding, error) {
+func (q query) encoding() (encodings.Encoding, error) {
 	if q.set&paramFormat == 0 {
-		return ringflake.DecimalEncoding(), nil
+		return encodings.Decimal(), nil
 	}
-	enc, err := ringflake.ParseEncoding(q.format)
+	enc, err := encodings.Parse(q.format)
 	if err != nil {
 		return enc, fmt.Errorf("format=%q: %s", q.format, message(err))
 	}

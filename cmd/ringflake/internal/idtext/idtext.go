@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/encodings"
 )
 
 // Parse reads s in enc unless s says its own encoding: NAME:TEXT names
@@ -20,17 +21,17 @@ import (
 // so there 0x... is read as it stands). After 0x come 1 to 16 hex digits,
 // as in a Go literal; without it hex has its 16. Errors are
 // *ringflake.SyntaxErrors about s as typed, matching ringflake.ErrInvalidID.
-func Parse(s string, enc ringflake.Encoding) (ringflake.ID, error) {
+func Parse(s string, enc encodings.Encoding) (ringflake.ID, error) {
 	if name, text, ok := strings.Cut(s, ":"); ok {
-		e, err := ringflake.ParseEncoding(name)
+		e, err := encodings.Parse(name)
 		if err != nil {
 			return 0, &ringflake.SyntaxError{Input: s, Offset: -1, Reason: strings.TrimPrefix(err.Error(), "ringflake: ")}
 		}
 		id, err := e.Parse(text)
 		return id, about(s, len(name)+1, err)
 	}
-	hex := ringflake.HexEncoding()
-	if (enc == ringflake.DecimalEncoding() || enc == hex) && (strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X")) {
+	hex := encodings.Hex()
+	if (enc == encodings.Decimal() || enc == hex) && (strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X")) {
 		digits := s[2:]
 		if digits == "" || len(digits) > hex.Width() {
 			return 0, &ringflake.SyntaxError{Input: s, Offset: -1,

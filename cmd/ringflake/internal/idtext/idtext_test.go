@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/encodings"
 )
 
 // After 0x come 1 to 16 hex digits, as in a Go literal, in either case,
@@ -27,7 +28,7 @@ func TestParseIDHexPrefix(t *testing.T) {
 		{"0x7fffffffffffffff", math.MaxInt64},
 		{"0x0000000000000001", 1},
 	} {
-		for _, enc := range []ringflake.Encoding{ringflake.DecimalEncoding(), ringflake.HexEncoding()} {
+		for _, enc := range []encodings.Encoding{encodings.Decimal(), encodings.Hex()} {
 			got, err := Parse(tc.in, enc)
 			require.NoError(t, err, "%s with -format %s", tc.in, enc)
 			assert.Equal(t, tc.want, got, "%s with -format %s", tc.in, enc)
@@ -40,28 +41,28 @@ func TestParseIDErrorsNameTheArgument(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		in     string
-		enc    ringflake.Encoding
+		enc    encodings.Encoding
 		offset int
 	}{
-		{"0x alone", "0x", ringflake.DecimalEncoding(), -1},
-		{"0X alone", "0X", ringflake.HexEncoding(), -1},
-		{"17 hex digits", "0x1ffffffffffffffff", ringflake.DecimalEncoding(), -1},
-		{"17 digits, leading zero", "0x07fffffffffffffff", ringflake.DecimalEncoding(), -1},
-		{"not a hex digit", "0xfg", ringflake.DecimalEncoding(), 3},
-		{"sign after 0x", "0x-1", ringflake.DecimalEncoding(), 2},
-		{"non-ASCII after 0x", "0Xé", ringflake.DecimalEncoding(), 2},
-		{"above 2^63-1 after 0x", "0x8000000000000000", ringflake.DecimalEncoding(), 17},
-		{"-1 after 0x", "0xffffffffffffffff", ringflake.HexEncoding(), 17},
-		{"bad digit after NAME:", "base58:4aaW4SzAyQl", ringflake.DecimalEncoding(), 17},
-		{"too large after NAME:", "base32:8000000000000", ringflake.DecimalEncoding(), 19},
-		{"wrong width after NAME:", "hex:ff", ringflake.DecimalEncoding(), -1},
-		{"empty after NAME:", "dec:", ringflake.DecimalEncoding(), -1},
-		{"unknown NAME", "base16:xyz", ringflake.DecimalEncoding(), -1},
-		{"bad digit after base58-flickr:", "base58-flickr:4jgmnx8Js80", ringflake.DecimalEncoding(), 24},
-		{"empty NAME", ":123", ringflake.DecimalEncoding(), -1},
-		{"hex without 0x is 16 digits", "ff", ringflake.HexEncoding(), -1},
-		{"decimal", "12x", ringflake.DecimalEncoding(), 2},
-		{"decimal, 20 digits", "00000000000000000001", ringflake.DecimalEncoding(), -1},
+		{"0x alone", "0x", encodings.Decimal(), -1},
+		{"0X alone", "0X", encodings.Hex(), -1},
+		{"17 hex digits", "0x1ffffffffffffffff", encodings.Decimal(), -1},
+		{"17 digits, leading zero", "0x07fffffffffffffff", encodings.Decimal(), -1},
+		{"not a hex digit", "0xfg", encodings.Decimal(), 3},
+		{"sign after 0x", "0x-1", encodings.Decimal(), 2},
+		{"non-ASCII after 0x", "0Xé", encodings.Decimal(), 2},
+		{"above 2^63-1 after 0x", "0x8000000000000000", encodings.Decimal(), 17},
+		{"-1 after 0x", "0xffffffffffffffff", encodings.Hex(), 17},
+		{"bad digit after NAME:", "base58:4aaW4SzAyQl", encodings.Decimal(), 17},
+		{"too large after NAME:", "base32:8000000000000", encodings.Decimal(), 19},
+		{"wrong width after NAME:", "hex:ff", encodings.Decimal(), -1},
+		{"empty after NAME:", "dec:", encodings.Decimal(), -1},
+		{"unknown NAME", "base16:xyz", encodings.Decimal(), -1},
+		{"bad digit after base58-flickr:", "base58-flickr:4jgmnx8Js80", encodings.Decimal(), 24},
+		{"empty NAME", ":123", encodings.Decimal(), -1},
+		{"hex without 0x is 16 digits", "ff", encodings.Hex(), -1},
+		{"decimal", "12x", encodings.Decimal(), 2},
+		{"decimal, 20 digits", "00000000000000000001", encodings.Decimal(), -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse(tc.in, tc.enc)

@@ -1,4 +1,4 @@
-package ringflake_test
+package encodings_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/encodings"
 )
 
 // FuzzEncodingsRoundTrip: in every encoding, every ID formats to text of
@@ -28,7 +29,7 @@ func FuzzEncodingsRoundTrip(f *testing.F) {
 		f.Add(pair[0], pair[1])
 	}
 	f.Fuzz(func(t *testing.T, a, b int64) {
-		for _, enc := range ringflake.Encodings() {
+		for _, enc := range encodings.All() {
 			sa, sb := enc.Format(ringflake.ID(a)), enc.Format(ringflake.ID(b))
 			assert.Equal(t, "<"+sa, string(enc.Append([]byte("<"), ringflake.ID(a))), "%s", enc)
 			if enc.Width() > 0 {
@@ -83,7 +84,7 @@ func FuzzEncodingsParse(f *testing.F) {
 		if len(s) > 64 { // longer tells nothing new and slows minimising
 			return
 		}
-		for _, enc := range ringflake.Encodings() {
+		for _, enc := range encodings.All() {
 			id, err := enc.Parse(s)
 			want, canonical, ok := referenceDecode(enc, s)
 			if !ok {
@@ -133,7 +134,7 @@ func referenceText(n *big.Int, alphabet string) string {
 // check the width (for encodings of varying width: 1 to as many
 // characters as 2^63-1 has digits, leading zeros included) and the range.
 // It returns the value and the canonical spelling.
-func referenceDecode(enc ringflake.Encoding, s string) (v int64, canonical string, ok bool) {
+func referenceDecode(enc encodings.Encoding, s string) (v int64, canonical string, ok bool) {
 	name := enc.String()
 	alphabet := referenceAlphabets[name]
 	maxDigits := len(referenceText(big.NewInt(math.MaxInt64), alphabet))

@@ -1,4 +1,4 @@
-package ringflake_test
+package encodings_test
 
 import (
 	"encoding/base64"
@@ -18,19 +18,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/encodings"
 )
 
 var (
-	encDec = ringflake.DecimalEncoding()
-	encHex = ringflake.HexEncoding()
-	encB32 = ringflake.Base32Encoding()
-	encB58 = ringflake.Base58Encoding()
-	encB62 = ringflake.Base62Encoding()
-	encB64 = ringflake.Base64Encoding()
-	encB2  = ringflake.Base2Encoding()
-	encB36 = ringflake.Base36Encoding()
-	encF58 = ringflake.Base58FlickrEncoding()
-	encZ32 = ringflake.ZBase32Encoding()
+	encDec = encodings.Decimal()
+	encHex = encodings.Hex()
+	encB32 = encodings.Base32()
+	encB58 = encodings.Base58()
+	encB62 = encodings.Base62()
+	encB64 = encodings.Base64()
+	encB2  = encodings.Base2()
+	encB36 = encodings.Base36()
+	encF58 = encodings.Base58Flickr()
+	encZ32 = encodings.ZBase32()
 )
 
 // edgeIDs are the IDs where an encoding's arithmetic can go wrong: zero,
@@ -51,7 +52,7 @@ func edgeIDs() []ringflake.ID {
 
 func TestEncodingsKnownValues(t *testing.T) {
 	for _, tc := range []struct {
-		enc                      ringflake.Encoding
+		enc                      encodings.Encoding
 		zero, one, real, largest string
 	}{
 		{encDec, "0", "1", "1541815603606036480", "9223372036854775807"},
@@ -77,7 +78,7 @@ func TestEncodingsKnownValues(t *testing.T) {
 }
 
 func TestEncodingsRoundTrip(t *testing.T) {
-	for _, enc := range ringflake.Encodings() {
+	for _, enc := range encodings.All() {
 		t.Run(enc.String(), func(t *testing.T) {
 			prefix := []byte("id=")
 			for _, id := range edgeIDs() {
@@ -113,7 +114,7 @@ func TestEncodingsSort(t *testing.T) {
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	for _, enc := range ringflake.Encodings() {
+	for _, enc := range encodings.All() {
 		t.Run(enc.String(), func(t *testing.T) {
 			texts := make([]string, len(ids))
 			for i, id := range ids {
@@ -128,7 +129,7 @@ func TestEncodingsSort(t *testing.T) {
 func TestEncodingsParseLeniency(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		enc  ringflake.Encoding
+		enc  encodings.Encoding
 		in   string
 		want ringflake.ID
 	}{
@@ -159,7 +160,7 @@ func TestEncodingsParseLeniency(t *testing.T) {
 func TestEncodingsParseRejects(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		enc    ringflake.Encoding
+		enc    encodings.Encoding
 		in     string
 		offset int
 	}{
@@ -249,7 +250,7 @@ func requireSyntaxError(t *testing.T, err error, input string) *ringflake.Syntax
 }
 
 func TestEncodingsNegativeIDs(t *testing.T) {
-	for _, enc := range ringflake.Encodings() {
+	for _, enc := range encodings.All() {
 		t.Run(enc.String(), func(t *testing.T) {
 			for _, id := range []ringflake.ID{-1, math.MinInt64, math.MinInt64 + 1, -1541815603606036480} {
 				s := enc.Format(id)
@@ -268,39 +269,39 @@ func TestEncodingsNegativeIDs(t *testing.T) {
 func TestParseEncoding(t *testing.T) {
 	names := []string{"dec", "hex", "base32", "base58", "base62", "base64", "base2", "base36", "base58-flickr", "zbase32"}
 	var got []string
-	for _, enc := range ringflake.Encodings() {
+	for _, enc := range encodings.All() {
 		got = append(got, enc.String())
-		back, err := ringflake.ParseEncoding(enc.String())
+		back, err := encodings.Parse(enc.String())
 		require.NoError(t, err)
 		assert.Equal(t, enc, back)
 	}
 	assert.Equal(t, names, got)
-	assert.Equal(t, ringflake.DecimalEncoding(), ringflake.Encoding{}, "the zero Encoding is decimal")
+	assert.Equal(t, encodings.Decimal(), encodings.Encoding{}, "the zero Encoding is decimal")
 
 	for _, bad := range []string{"", "decimal", "HEX", "base16", "crockford", "dec ", "flickr", "base58flickr", "z-base-32", "Base36"} {
-		enc, err := ringflake.ParseEncoding(bad)
-		require.ErrorIs(t, err, ringflake.ErrInvalidEncoding, bad)
-		var ee *ringflake.EncodingError
+		enc, err := encodings.Parse(bad)
+		require.ErrorIs(t, err, encodings.ErrUnknown, bad)
+		var ee *encodings.NameError
 		require.ErrorAs(t, err, &ee, bad)
 		assert.Equal(t, bad, ee.Name, "the error carries the name as given")
-		assert.Equal(t, ringflake.Encoding{}, enc)
+		assert.Equal(t, encodings.Encoding{}, enc)
 	}
 }
 
 func TestEncodingText(t *testing.T) {
-	for _, enc := range ringflake.Encodings() {
+	for _, enc := range encodings.All() {
 		b, err := enc.MarshalText()
 		require.NoError(t, err)
 		assert.Equal(t, enc.String(), string(b))
-		var back ringflake.Encoding
+		var back encodings.Encoding
 		require.NoError(t, back.UnmarshalText(b))
 		assert.Equal(t, enc, back)
 	}
 
 	enc := encB58
 	err := enc.UnmarshalText([]byte("base16"))
-	require.ErrorIs(t, err, ringflake.ErrInvalidEncoding)
-	var ee *ringflake.EncodingError
+	require.ErrorIs(t, err, encodings.ErrUnknown)
+	var ee *encodings.NameError
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, "base16", ee.Name)
 	assert.Equal(t, encB58, enc, "a failed UnmarshalText leaves the Encoding alone")
@@ -310,7 +311,7 @@ func TestEncodingText(t *testing.T) {
 // unset one is decimal.
 func TestEncodingInJSONConfig(t *testing.T) {
 	type config struct {
-		Format ringflake.Encoding `json:"format"`
+		Format encodings.Encoding `json:"format"`
 	}
 	var c config
 	require.NoError(t, json.Unmarshal([]byte(`{"format":"base62"}`), &c))
@@ -324,7 +325,7 @@ func TestEncodingInJSONConfig(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(`{}`), &unset))
 	assert.Equal(t, encDec, unset.Format)
 
-	require.ErrorIs(t, json.Unmarshal([]byte(`{"format":"base16"}`), &c), ringflake.ErrInvalidEncoding)
+	require.ErrorIs(t, json.Unmarshal([]byte(`{"format":"base16"}`), &c), encodings.ErrUnknown)
 	require.Error(t, json.Unmarshal([]byte(`{"format":58}`), &c), "a name is a JSON string")
 	assert.Equal(t, encB62, c.Format)
 }
@@ -334,7 +335,7 @@ func TestEncodingAsFlag(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		args []string
-		want ringflake.Encoding
+		want encodings.Encoding
 	}{
 		{"default", nil, encHex},
 		{"set", []string{"-format", "base32"}, encB32},
@@ -343,7 +344,7 @@ func TestEncodingAsFlag(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("test", flag.ContinueOnError)
-			var enc ringflake.Encoding
+			var enc encodings.Encoding
 			fs.TextVar(&enc, "format", encHex, "ID encoding")
 			require.NoError(t, fs.Parse(tc.args))
 			assert.Equal(t, tc.want, enc)
@@ -353,7 +354,7 @@ func TestEncodingAsFlag(t *testing.T) {
 
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var enc ringflake.Encoding
+	var enc encodings.Encoding
 	fs.TextVar(&enc, "format", encHex, "ID encoding")
 	// flag.FlagSet.Parse formats the error of UnmarshalText with %v, so
 	// only the failure can be checked.
@@ -363,7 +364,7 @@ func TestEncodingAsFlag(t *testing.T) {
 
 func TestEncodingsWidthAndSortable(t *testing.T) {
 	for _, tc := range []struct {
-		enc             ringflake.Encoding
+		enc             encodings.Encoding
 		width, maxWidth int
 		sortable        bool
 	}{
@@ -385,7 +386,7 @@ func TestEncodingsWidthAndSortable(t *testing.T) {
 // of one character (Go keeps those strings).
 func TestEncodingsAllocs(t *testing.T) {
 	buf := make([]byte, 0, 64)
-	for _, enc := range ringflake.Encodings() {
+	for _, enc := range encodings.All() {
 		t.Run(enc.String(), func(t *testing.T) {
 			for _, id := range edgeIDs() {
 				var s string
@@ -429,7 +430,7 @@ func TestEncodingsAllocs(t *testing.T) {
 
 func BenchmarkEncodings(b *testing.B) {
 	id := ringflake.ID(1541815603606036480)
-	for _, enc := range ringflake.Encodings() {
+	for _, enc := range encodings.All() {
 		s := enc.Format(id)
 		b.Run(enc.String()+"/Append", func(b *testing.B) {
 			b.ReportAllocs()
@@ -468,7 +469,7 @@ func BenchmarkEncodings(b *testing.B) {
 // are strconv.ParseInt(s, 36, 64) and strconv.ParseInt(s, 2, 64).
 func TestEncodingsReadBwmarrinVectors(t *testing.T) {
 	for _, tc := range []struct {
-		enc  ringflake.Encoding
+		enc  encodings.Encoding
 		text string
 		id   ringflake.ID
 	}{
@@ -486,7 +487,7 @@ func TestEncodingsReadBwmarrinVectors(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		enc    ringflake.Encoding
+		enc    encodings.Encoding
 		text   string
 		offset int
 	}{

@@ -1,4 +1,4 @@
-package ringflake_test
+package encodings_test
 
 import (
 	"encoding/base64"
@@ -10,13 +10,14 @@ import (
 	"slices"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/encodings"
 )
 
 // Every encoding of one ID, with its width and whether its text sorts like
 // IDs.
 func ExampleEncoding() {
 	id := ringflake.ID(1541815603606036480)
-	for _, enc := range ringflake.Encodings() {
+	for _, enc := range encodings.All() {
 		s := enc.Format(id)
 		if back, err := enc.Parse(s); err != nil || back != id {
 			panic(fmt.Sprint(enc, back, err))
@@ -43,7 +44,7 @@ func ExampleEncoding() {
 // Append writes into a buffer you own and allocates nothing when it has
 // room: format many IDs with one buffer.
 func ExampleEncoding_Append() {
-	enc := ringflake.Base62Encoding()
+	enc := encodings.Base62()
 	buf := make([]byte, 0, 64)
 	for _, id := range []ringflake.ID{1, 62, 1541815603606036480} {
 		buf = enc.Append(buf, id)
@@ -58,7 +59,7 @@ func ExampleEncoding_Append() {
 
 // Parse says what is wrong and where.
 func ExampleEncoding_Parse() {
-	_, err := ringflake.Base58Encoding().Parse("4aaW4SzAyQl")
+	_, err := encodings.Base58().Parse("4aaW4SzAyQl")
 	var se *ringflake.SyntaxError
 	fmt.Println(errors.Is(err, ringflake.ErrInvalidID), errors.As(err, &se), se.Offset)
 	fmt.Println(err)
@@ -67,8 +68,8 @@ func ExampleEncoding_Parse() {
 	// ringflake: invalid ID "4aaW4SzAyQl": not a base58 digit 'l' at offset 10
 }
 
-func ExampleDecimalEncoding() {
-	enc := ringflake.DecimalEncoding()
+func ExampleDecimal() {
+	enc := encodings.Decimal()
 	id, err := enc.Parse("1541815603606036480")
 	if err != nil {
 		panic(err)
@@ -89,8 +90,8 @@ func ExampleDecimalEncoding() {
 }
 
 // Fixed-width hex sorts like the IDs; Parse takes upper case too.
-func ExampleHexEncoding() {
-	enc := ringflake.HexEncoding()
+func ExampleHex() {
+	enc := encodings.Hex()
 	fmt.Println(enc.Format(9), enc.Format(10), enc.Format(9) < enc.Format(10))
 	id, _ := enc.Parse("1565A11F6217A000")
 	fmt.Println(id)
@@ -101,8 +102,8 @@ func ExampleHexEncoding() {
 
 // Crockford's base32 reads what people type: lower case, I and L for 1, O
 // for 0. It writes the canonical upper-case form.
-func ExampleBase32Encoding() {
-	enc := ringflake.Base32Encoding()
+func ExampleBase32() {
+	enc := encodings.Base32()
 	fmt.Println(enc.Format(1541815603606036480))
 	for _, typed := range []string{"1asd13xh1f800", "IASD13XHLF8OO"} {
 		id, err := enc.Parse(typed)
@@ -116,8 +117,8 @@ func ExampleBase32Encoding() {
 
 // Base58 leaves out the characters people confuse (0, O, I, l) and sorts
 // like the IDs.
-func ExampleBase58Encoding() {
-	enc := ringflake.Base58Encoding()
+func ExampleBase58() {
+	enc := encodings.Base58()
 	ids := []ringflake.ID{1541815603606036480, 7, 1 << 40}
 	var texts []string
 	for _, id := range ids {
@@ -131,13 +132,13 @@ func ExampleBase58Encoding() {
 // Base58FlickrEncoding reads and writes bwmarrin/snowflake's Base58. Read
 // such text with base58, ringflake's Bitcoin-alphabet base58, and you get
 // another valid ID, without any error.
-func ExampleBase58FlickrEncoding() {
+func ExampleBase58Flickr() {
 	const fromBwmarrin = "4jgmnx8Js8A"
-	id, err := ringflake.Base58FlickrEncoding().Parse(fromBwmarrin)
+	id, err := encodings.Base58Flickr().Parse(fromBwmarrin)
 	fmt.Println(id, err)
-	fmt.Println(ringflake.Base58FlickrEncoding().Format(id))
+	fmt.Println(encodings.Base58Flickr().Format(id))
 
-	wrong, err := ringflake.Base58Encoding().Parse(fromBwmarrin)
+	wrong, err := encodings.Base58().Parse(fromBwmarrin)
 	fmt.Println(wrong, err)
 	// Output:
 	// 1428076403798048768 <nil>
@@ -147,8 +148,8 @@ func ExampleBase58FlickrEncoding() {
 
 // ZBase32Encoding reads and writes bwmarrin/snowflake's Base32: the ID as a
 // number in base 32 with the z-base-32 alphabet, lower case only.
-func ExampleZBase32Encoding() {
-	enc := ringflake.ZBase32Encoding()
+func ExampleZBase32() {
+	enc := encodings.ZBase32()
 	id, err := enc.Parse("b8wjm1zroyyyy")
 	fmt.Println(id, err, enc.Format(id))
 	_, err = enc.Parse("B8WJM1ZROYYYY")
@@ -160,11 +161,11 @@ func ExampleZBase32Encoding() {
 
 // Base36Encoding and Base2Encoding write what strconv.FormatInt writes,
 // as bwmarrin/snowflake's Base36 and Base2 do: no leading zeros.
-func ExampleBase36Encoding() {
+func ExampleBase36() {
 	id := ringflake.ID(1116817865006120960)
-	fmt.Println(ringflake.Base36Encoding().Format(id))
-	fmt.Println(ringflake.Base2Encoding().Format(5))
-	back, err := ringflake.Base36Encoding().Parse("8HGMW4BLVLKW") // upper case reads too
+	fmt.Println(encodings.Base36().Format(id))
+	fmt.Println(encodings.Base2().Format(5))
+	back, err := encodings.Base36().Parse("8HGMW4BLVLKW") // upper case reads too
 	fmt.Println(back == id, err)
 	// Output:
 	// 8hgmw4blvlkw
@@ -172,8 +173,8 @@ func ExampleBase36Encoding() {
 	// true <nil>
 }
 
-func ExampleBase62Encoding() {
-	enc := ringflake.Base62Encoding()
+func ExampleBase62() {
+	enc := encodings.Base62()
 	s := enc.Format(1541815603606036480)
 	id, err := enc.Parse(s)
 	fmt.Println(s, id, err)
@@ -182,8 +183,8 @@ func ExampleBase62Encoding() {
 
 // Base64 is the RFC 4648 URL-safe form of the ID's 8 big-endian bytes, so
 // any base64url decoder reads it. It does not sort like the IDs.
-func ExampleBase64Encoding() {
-	s := ringflake.Base64Encoding().Format(1541815603606036480)
+func ExampleBase64() {
+	s := encodings.Base64().Format(1541815603606036480)
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		panic(err)
@@ -192,14 +193,14 @@ func ExampleBase64Encoding() {
 	// Output: FWWhH2IXoAA 1541815603606036480
 }
 
-func ExampleParseEncoding() {
-	enc, err := ringflake.ParseEncoding("base32") // from a flag or a config file
+func ExampleParse() {
+	enc, err := encodings.Parse("base32") // from a flag or a config file
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(enc.Format(1541815603606036480))
-	_, err = ringflake.ParseEncoding("base16")
-	fmt.Println(errors.Is(err, ringflake.ErrInvalidEncoding))
+	_, err = encodings.Parse("base16")
+	fmt.Println(errors.Is(err, encodings.ErrUnknown))
 	// Output:
 	// 1ASD13XH1F800
 	// true
@@ -209,99 +210,18 @@ func ExampleParseEncoding() {
 // flag (with flag.TextVar) can hold one; left unset, it is decimal.
 func ExampleEncoding_UnmarshalText() {
 	var config struct {
-		Format ringflake.Encoding `json:"format"`
-		Log    ringflake.Encoding `json:"log"`
+		Format encodings.Encoding `json:"format"`
+		Log    encodings.Encoding `json:"log"`
 	}
 	err := json.Unmarshal([]byte(`{"format":"base58"}`), &config)
 	fmt.Println(config.Format, config.Log, err)
 
 	fs := flag.NewFlagSet("ids", flag.ContinueOnError)
-	var enc ringflake.Encoding
-	fs.TextVar(&enc, "format", ringflake.HexEncoding(), "ID encoding: dec, hex, base32, base58, base62 or base64")
+	var enc encodings.Encoding
+	fs.TextVar(&enc, "format", encodings.Hex(), "ID encoding: dec, hex, base32, base58, base62 or base64")
 	err = fs.Parse([]string{"-format", "base32"})
 	fmt.Println(enc, err)
 	// Output:
 	// base58 dec <nil>
 	// base32 <nil>
-}
-
-// In JSON an ID is a string, because JavaScript numbers lose integers above
-// 2^53; a number is accepted too, and IDs work as map keys.
-func ExampleID_MarshalJSON() {
-	type order struct {
-		ID     ringflake.ID            `json:"id"`
-		Parent ringflake.ID            `json:"parent"`
-		Items  map[ringflake.ID]string `json:"items"`
-	}
-	b, err := json.Marshal(order{ID: 1541815603606036480, Parent: 4096, Items: map[ringflake.ID]string{7: "pen"}})
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(string(b))
-
-	var o order
-	err = json.Unmarshal([]byte(`{"id":1541815603606036480,"parent":"4096","items":{"7":"pen"}}`), &o)
-	fmt.Println(o.ID, o.Parent, o.Items, err)
-	// Output:
-	// {"id":"1541815603606036480","parent":"4096","items":{"7":"pen"}}
-	// 1541815603606036480 4096 map[7:pen] <nil>
-}
-
-// database/sql calls Scan with what the driver read: an int64 from a
-// BIGINT column, text from a text column.
-func ExampleID_Scan() {
-	var fromBigint, fromText ringflake.ID
-	_ = fromBigint.Scan(int64(1541815603606036480))
-	_ = fromText.Scan([]byte("1541815603606036480"))
-	fmt.Println(fromBigint, fromText)
-
-	err := fromBigint.Scan(nil) // NULL needs a NullID
-	fmt.Println(errors.Is(err, ringflake.ErrInvalidID))
-	// Output:
-	// 1541815603606036480 1541815603606036480
-	// true
-}
-
-// database/sql calls Value to send an ID: it is an int64.
-func ExampleID_Value() {
-	v, err := ringflake.ID(1541815603606036480).Value()
-	fmt.Printf("%T %v %v\n", v, v, err)
-	// Output: int64 1541815603606036480 <nil>
-}
-
-// A NullID holds a nullable column, as sql.NullInt64 does.
-func ExampleNullID() {
-	var parent ringflake.NullID
-	_ = parent.Scan(nil)
-	fmt.Println(parent.Valid)
-	_ = parent.Scan(int64(4096))
-	fmt.Println(parent.ID, parent.Valid)
-
-	v, _ := ringflake.NullID{}.Value()
-	fmt.Println(v)
-	// Output:
-	// false
-	// 4096 true
-	// <nil>
-}
-
-// In JSON a NullID is null or what its ID is: a string, read from a
-// string or a number.
-func ExampleNullID_MarshalJSON() {
-	type order struct {
-		ID     ringflake.ID     `json:"id"`
-		Parent ringflake.NullID `json:"parent"`
-	}
-	b, err := json.Marshal([]order{
-		{ID: 4097, Parent: ringflake.NullID{ID: 4096, Valid: true}},
-		{ID: 4096}, // no parent
-	})
-	fmt.Println(string(b), err)
-
-	var orders []order
-	err = json.Unmarshal([]byte(`[{"id":"4097","parent":4096},{"id":"4096","parent":null},{"id":"4098"}]`), &orders)
-	fmt.Println(orders, err)
-	// Output:
-	// [{"id":"4097","parent":"4096"},{"id":"4096","parent":null}] <nil>
-	// [{4097 {4096 true}} {4096 {0 false}} {4098 {0 false}}] <nil>
 }

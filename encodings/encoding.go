@@ -1,4 +1,4 @@
-package ringflake
+package encodings
 
 import (
 	"fmt"
@@ -8,12 +8,14 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ringflake/ringflake"
 )
 
 // An Encoding writes IDs as text and reads them back. Get one from
-// [DecimalEncoding], [HexEncoding], [Base32Encoding], [Base58Encoding],
-// [Base62Encoding], [Base64Encoding], [Base2Encoding], [Base36Encoding],
-// [Base58FlickrEncoding], [ZBase32Encoding] or [ParseEncoding]. The zero
+// [Decimal], [Hex], [Base32], [Base58],
+// [Base62], [Base64], [Base2], [Base36],
+// [Base58Flickr], [ZBase32] or [Parse]. The zero
 // Encoding is the decimal one, so an Encoding field left unset in a
 // configuration struct means decimal.
 //
@@ -66,7 +68,7 @@ import (
 // base32 follows Crockford's decoding rules (lower case accepted; I, i, L
 // and l read as 1; O and o as 0; no hyphens, no check symbol), and the
 // encodings of varying width allow leading zero digits within their
-// MaxWidth, as [Parse] does. Zbase32 is lower case only, as bwmarrin's
+// MaxWidth, as [ringflake.Parse] does. Zbase32 is lower case only, as bwmarrin's
 // reader is.
 //
 // Hex and base64 write the ID's 8 bytes in big-endian order, so any hex or
@@ -81,7 +83,7 @@ import (
 // two's-complement uint64) and no Parse reads it back.
 //
 // As an [encoding.TextMarshaler] and [encoding.TextUnmarshaler] an
-// Encoding is its name ([Encoding.String], [ParseEncoding]), so it reads
+// Encoding is its name ([Encoding.String], [Parse]), so it reads
 // from JSON or YAML configuration by name and, with [flag.TextVar], from a
 // command-line flag.
 //
@@ -136,7 +138,7 @@ const (
 	zbase32  = "ybndrfg8ejkmcpqxot1uwisza345h769"
 )
 
-// specs lists the encodings in the order [Encodings] returns them. The
+// specs lists the encodings in the order [All] returns them. The
 // maxWidth of an encoding of varying width is the digits of 2^63-1, the
 // largest ID, in its base.
 var specs = [numKinds]spec{
@@ -185,70 +187,70 @@ func decodeTable(alphabet string, caseless bool, aliases ...string) *[256]byte {
 	return &t
 }
 
-// DecimalEncoding returns the decimal encoding, the one [ID.String], [Parse]
+// Decimal returns the decimal encoding, the one [ringflake.ID.String], [ringflake.Parse]
 // and the text and JSON forms of an ID use: 1 to 19 digits without leading
 // zeros. Parse reads 1 to 19 digits, leading zeros included. It does not
 // sort like IDs.
-func DecimalEncoding() Encoding { return Encoding{decimalKind} }
+func Decimal() Encoding { return Encoding{decimalKind} }
 
-// HexEncoding returns the hexadecimal encoding: 16 lowercase digits, the
+// Hex returns the hexadecimal encoding: 16 lowercase digits, the
 // ID's 8 bytes in big-endian order. It sorts like IDs. Parse accepts upper
 // case too.
-func HexEncoding() Encoding { return Encoding{hexKind} }
+func Hex() Encoding { return Encoding{hexKind} }
 
-// Base32Encoding returns Douglas Crockford's base32 encoding: 13 characters
+// Base32 returns Douglas Crockford's base32 encoding: 13 characters
 // from 0-9 and A-Z less I, L, O and U. It sorts like IDs. Parse accepts lower
 // case and reads I and L as 1 and O as 0, as Crockford's spec asks.
-func Base32Encoding() Encoding { return Encoding{base32Kind} }
+func Base32() Encoding { return Encoding{base32Kind} }
 
-// Base58Encoding returns the base58 encoding with Bitcoin's alphabet (0-9,
+// Base58 returns the base58 encoding with Bitcoin's alphabet (0-9,
 // A-Z and a-z less 0, I, O and l, so no two characters look alike): 11
 // characters. It sorts like IDs.
-func Base58Encoding() Encoding { return Encoding{base58Kind} }
+func Base58() Encoding { return Encoding{base58Kind} }
 
-// Base62Encoding returns the base62 encoding with the alphabet 0-9, A-Z,
+// Base62 returns the base62 encoding with the alphabet 0-9, A-Z,
 // a-z: 11 characters, safe in URLs. It sorts like IDs.
-func Base62Encoding() Encoding { return Encoding{base62Kind} }
+func Base62() Encoding { return Encoding{base62Kind} }
 
-// Base64Encoding returns the URL-safe base64 encoding of RFC 4648 without
+// Base64 returns the URL-safe base64 encoding of RFC 4648 without
 // padding: the ID's 8 bytes in big-endian order as 11 characters, readable
 // by any base64url decoder. It does not sort like IDs.
-func Base64Encoding() Encoding { return Encoding{base64Kind} }
+func Base64() Encoding { return Encoding{base64Kind} }
 
-// Base2Encoding returns the binary encoding of bwmarrin/snowflake's Base2:
+// Base2 returns the binary encoding of bwmarrin/snowflake's Base2:
 // 1 to 63 digits 0 and 1 without leading zeros, as strconv.FormatInt(id, 2)
 // writes. Parse reads 1 to 63 digits, leading zeros included. It does not
 // sort like IDs.
-func Base2Encoding() Encoding { return Encoding{base2Kind} }
+func Base2() Encoding { return Encoding{base2Kind} }
 
-// Base36Encoding returns the base36 encoding of bwmarrin/snowflake's
+// Base36 returns the base36 encoding of bwmarrin/snowflake's
 // Base36: 1 to 13 characters from 0-9 and a-z without leading zeros, as
 // strconv.FormatInt(id, 36) writes. Parse reads 1 to 13 characters,
 // leading zeros and upper case included. It does not sort like IDs.
-func Base36Encoding() Encoding { return Encoding{base36Kind} }
+func Base36() Encoding { return Encoding{base36Kind} }
 
-// Base58FlickrEncoding returns the base58 encoding of bwmarrin/snowflake's
+// Base58Flickr returns the base58 encoding of bwmarrin/snowflake's
 // Base58, with Flickr's alphabet (1-9, a-z, A-Z less 0, l, I and O): 1 to
 // 11 characters without leading zero digits ('1'), exactly as bwmarrin
 // writes them. Parse reads 1 to 11 characters, leading '1's included. It
 // does not sort like IDs: the alphabet puts a-z before A-Z.
 //
-// Its alphabet holds the same characters as [Base58Encoding]'s, in
+// Its alphabet holds the same characters as [Base58]'s, in
 // another order, so either reads the other's text as a different, valid
 // ID: read bwmarrin's Base58 strings with this encoding only.
-func Base58FlickrEncoding() Encoding { return Encoding{flickrKind} }
+func Base58Flickr() Encoding { return Encoding{flickrKind} }
 
-// ZBase32Encoding returns the base32 encoding of bwmarrin/snowflake's
+// ZBase32 returns the base32 encoding of bwmarrin/snowflake's
 // Base32: the ID as a number in base 32 with the z-base-32 alphabet
 // (ybndrfg8ejkmcpqxot1uwisza345h769), 1 to 13 characters without leading
 // zero digits ('y'), exactly as bwmarrin writes them. Parse reads 1 to 13
 // lower-case characters, leading 'y's included. It does not sort like
 // IDs. It is not the z-base-32 of the ID's bytes, nor Crockford's
-// [Base32Encoding].
-func ZBase32Encoding() Encoding { return Encoding{zbase32Kind} }
+// [Base32].
+func ZBase32() Encoding { return Encoding{zbase32Kind} }
 
-// Encodings returns every encoding, decimal first.
-func Encodings() []Encoding {
+// All returns every encoding, decimal first.
+func All() []Encoding {
 	all := make([]Encoding, numKinds)
 	for k := range all {
 		all[k] = Encoding{encodingKind(k)}
@@ -256,24 +258,24 @@ func Encodings() []Encoding {
 	return all
 }
 
-// ParseEncoding returns the encoding called name: "dec", "hex", "base32",
+// Parse returns the encoding called name: "dec", "hex", "base32",
 // "base58", "base62", "base64", "base2", "base36", "base58-flickr" or
 // "zbase32", the names [Encoding.String] returns. An unknown name is an
-// [*EncodingError], which matches [ErrInvalidEncoding].
-func ParseEncoding(name string) (Encoding, error) {
+// [*NameError], which matches [ErrUnknown].
+func Parse(name string) (Encoding, error) {
 	for k := range specs {
 		if specs[k].name == name {
 			return Encoding{encodingKind(k)}, nil
 		}
 	}
-	return Encoding{}, &EncodingError{Name: name}
+	return Encoding{}, &NameError{Name: name}
 }
 
 func (e Encoding) spec() *spec { return &specs[e.kind] }
 
-// encodingNames lists the names ParseEncoding knows, for error messages:
+// names lists the names Parse knows, for error messages:
 // "dec, hex, … or zbase32".
-func encodingNames() string {
+func names() string {
 	var b strings.Builder
 	for k := range specs {
 		switch {
@@ -287,17 +289,17 @@ func encodingNames() string {
 	return b.String()
 }
 
-// String returns the encoding's name, which [ParseEncoding] reads.
+// String returns the encoding's name, which [Parse] reads.
 func (e Encoding) String() string { return e.spec().name }
 
 // MarshalText returns the encoding's name, as [Encoding.String] does.
 func (e Encoding) MarshalText() ([]byte, error) { return []byte(e.spec().name), nil }
 
-// UnmarshalText sets e to the encoding named text, as [ParseEncoding]
-// reads it. An unknown name is an [*EncodingError], which matches
-// [ErrInvalidEncoding], and leaves e as it was.
+// UnmarshalText sets e to the encoding named text, as [Parse]
+// reads it. An unknown name is an [*NameError], which matches
+// [ErrUnknown], and leaves e as it was.
 func (e *Encoding) UnmarshalText(text []byte) error {
-	enc, err := ParseEncoding(string(text))
+	enc, err := Parse(string(text))
 	if err != nil {
 		return err
 	}
@@ -322,7 +324,7 @@ func (e Encoding) MaxWidth() int { return e.spec().maxWidth }
 func (e Encoding) Sortable() bool { return e.spec().sortable }
 
 // Format returns id in this encoding.
-func (e Encoding) Format(id ID) string {
+func (e Encoding) Format(id ringflake.ID) string {
 	if e.kind == decimalKind {
 		return strconv.FormatInt(int64(id), 10)
 	}
@@ -332,7 +334,7 @@ func (e Encoding) Format(id ID) string {
 
 // Append appends id in this encoding to dst and returns the extended
 // buffer. It allocates only when dst has no room.
-func (e Encoding) Append(dst []byte, id ID) []byte {
+func (e Encoding) Append(dst []byte, id ringflake.ID) []byte {
 	switch e.kind {
 	case decimalKind:
 		return strconv.AppendInt(dst, int64(id), 10)
@@ -384,7 +386,7 @@ func (e Encoding) Append(dst []byte, id ID) []byte {
 // appendNumber appends id as a number in the base of alphabet, zbase32 or
 // flickr58, without leading zero digits, after a minus sign when it is
 // negative, as strconv.AppendInt does for its bases.
-func appendNumber(dst []byte, alphabet string, id ID) []byte {
+func appendNumber(dst []byte, alphabet string, id ringflake.ID) []byte {
 	u := uint64(id)
 	if id < 0 {
 		dst = append(dst, '-')
@@ -409,27 +411,32 @@ func appendNumber(dst []byte, alphabet string, id ID) []byte {
 	return append(dst, buf[i:]...)
 }
 
-// Parse reads an ID in this encoding. Errors match [ErrInvalidID]; each is
-// a [*SyntaxError] that says where the input went wrong: empty input, a
+// Parse reads an ID in this encoding. Errors match [ringflake.ErrInvalidID]; each is
+// a [*ringflake.SyntaxError] that says where the input went wrong: empty input, a
 // length other than the encoding's width (for the encodings of varying
 // width, more than [Encoding.MaxWidth] characters), a character outside
 // the alphabet, a value above 2^63-1 (which includes every negative ID's
 // text), or, in base64, a last character whose 2 low bits are not zero.
 // Parse allocates nothing when it succeeds.
-func (e Encoding) Parse(s string) (ID, error) { return parse(e.kind, s) }
+func (e Encoding) Parse(s string) (ringflake.ID, error) {
+	if e.kind == decimalKind {
+		return ringflake.Parse(s)
+	}
+	return parse(e.kind, s)
+}
 
 // parse is [Encoding.Parse] for strings and byte slices, so that
-// [ID.UnmarshalText] need not copy its input.
-func parse[T ~string | ~[]byte](kind encodingKind, s T) (ID, error) {
+// [ringflake.ID.UnmarshalText] need not copy its input.
+func parse[T ~string | ~[]byte](kind encodingKind, s T) (ringflake.ID, error) {
 	sp := &specs[kind]
 	switch {
 	case len(s) == 0:
-		return 0, &SyntaxError{Input: "", Offset: -1, Reason: "empty"}
+		return 0, &ringflake.SyntaxError{Input: "", Offset: -1, Reason: "empty"}
 	case sp.width != 0 && len(s) != sp.width:
-		return 0, &SyntaxError{Input: string(s), Offset: -1,
+		return 0, &ringflake.SyntaxError{Input: string(s), Offset: -1,
 			Reason: fmt.Sprintf("%d characters, want %d %s digits", utf8.RuneCountInString(string(s)), sp.width, sp.name)}
 	case sp.width == 0 && len(s) > sp.maxWidth:
-		return 0, &SyntaxError{Input: string(s), Offset: -1,
+		return 0, &ringflake.SyntaxError{Input: string(s), Offset: -1,
 			Reason: fmt.Sprintf("%d characters, want at most %d %s digits", utf8.RuneCountInString(string(s)), sp.maxWidth, digitName(sp))}
 	}
 	if kind == base64Kind {
@@ -445,14 +452,14 @@ func parse[T ~string | ~[]byte](kind encodingKind, s T) (ID, error) {
 		hi, lo := bits.Mul64(n, base)
 		lo, carry := bits.Add64(lo, uint64(d), 0)
 		if hi|carry != 0 || lo > math.MaxInt64 {
-			return 0, &SyntaxError{Input: string(s), Offset: i, Reason: "larger than 2^63-1"}
+			return 0, &ringflake.SyntaxError{Input: string(s), Offset: i, Reason: "larger than 2^63-1"}
 		}
 		n = lo
 	}
-	return ID(n), nil
+	return ringflake.ID(n), nil
 }
 
-func parseBase64[T ~string | ~[]byte](sp *spec, s T) (ID, error) {
+func parseBase64[T ~string | ~[]byte](sp *spec, s T) (ringflake.ID, error) {
 	var u uint64
 	for i := 0; i < len(s); i++ {
 		d := sp.decode[s[i]]
@@ -461,9 +468,9 @@ func parseBase64[T ~string | ~[]byte](sp *spec, s T) (ID, error) {
 		}
 		switch {
 		case i == 0 && d >= 32: // the ID's top bit
-			return 0, &SyntaxError{Input: string(s), Offset: 0, Reason: "larger than 2^63-1"}
+			return 0, &ringflake.SyntaxError{Input: string(s), Offset: 0, Reason: "larger than 2^63-1"}
 		case i == 10 && d&3 != 0:
-			return 0, &SyntaxError{Input: string(s), Offset: 10,
+			return 0, &ringflake.SyntaxError{Input: string(s), Offset: 10,
 				Reason: fmt.Sprintf("last character %q sets bits beyond the ID's 64", rune(s[i]))}
 		case i == 10:
 			u = u<<4 | uint64(d>>2)
@@ -471,12 +478,12 @@ func parseBase64[T ~string | ~[]byte](sp *spec, s T) (ID, error) {
 			u = u<<6 | uint64(d)
 		}
 	}
-	return ID(u), nil
+	return ringflake.ID(u), nil
 }
 
-func notDigit[T ~string | ~[]byte](sp *spec, s T, i int) *SyntaxError {
+func notDigit[T ~string | ~[]byte](sp *spec, s T, i int) *ringflake.SyntaxError {
 	r, _ := utf8.DecodeRuneInString(string(s[i:]))
-	return &SyntaxError{Input: string(s), Offset: i, Reason: "not a " + digitName(sp) + " digit " + strconv.QuoteRune(r)}
+	return &ringflake.SyntaxError{Input: string(s), Offset: i, Reason: "not a " + digitName(sp) + " digit " + strconv.QuoteRune(r)}
 }
 
 // digitName names the encoding's digits in messages.
