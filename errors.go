@@ -3,60 +3,98 @@ package ringflake
 import (
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
 	"time"
 
 	"github.com/ringflake/ringflake/strategies"
 )
 
-// ErrClockRollback is matched (with [errors.Is]) by the error a generator
-// returns when its clock reads earlier than the newest ID it has issued and
-// its strategy does not keep it available. Use [errors.As] with a
-// [*RollbackError] to learn how far behind the clock reads.
-// It is the same value as [strategies.ErrClockRollback].
-var ErrClockRollback = strategies.ErrClockRollback
+// The errors a generator, a layout or a parser returns; every message
+// starts with "ringflake:". Errors that carry details are typed
+// ([*LayoutError], [*NodeError], [*SyntaxError], [*MarkError],
+// [*ExistingIDError], [*strategies.RollbackError]) and match these with
+// [errors.Is].
+var (
+	// ErrClockRollback is matched (with [errors.Is]) by the error a generator
+	// returns when its clock reads earlier than the newest ID it has issued and
+	// its strategy does not keep it available. Use [errors.As] with a
+	// [*strategies.RollbackError] to learn how far behind the clock reads.
+	// It is the same value as [strategies.ErrClockRollback].
+	ErrClockRollback = strategies.ErrClockRollback
 
-// RollbackError reports how far the clock reads behind the newest ID.
-// It matches [ErrClockRollback].
-type RollbackError = strategies.RollbackError
+	// ErrClosed is returned by [Generator.Next] after [Generator.Close].
+	ErrClosed = errors.New("ringflake: generator closed")
 
-// ErrInvalidStrategy is matched by errors about a strategy that cannot be
-// parsed or does not fit the layout. It is the same value as
-// [strategies.ErrInvalidStrategy]; details are in a [*StrategyError].
-var ErrInvalidStrategy = strategies.ErrInvalidStrategy
+	// ErrLeaseLost is returned by [Generator.Next] while the generator's
+	// [Lease] does not hold its node id: the lease could not be renewed before
+	// it may have expired, or someone else took the id. The generator issues
+	// nothing under an id someone else may hold; it resumes when the lease
+	// holds the id again.
+	ErrLeaseLost = errors.New("ringflake: node id lease lost")
 
-// StrategyError reports what is wrong with a strategy. It matches
-// [ErrInvalidStrategy].
-type StrategyError = strategies.StrategyError
+	// ErrMarkNotSaved is matched by the error of a call (or of [New], or
+	// [Generator.Close]) that needed a later high-water mark, or the exact one,
+	// and the [MarkStore] could not save it: the store's error is wrapped too
+	// (errors.Is and errors.As reach it). Nothing is issued past a mark that
+	// is not saved; the next call that needs the mark tries again.
+	ErrMarkNotSaved = errors.New("ringflake: high-water mark not saved")
 
-// ErrInvalidLayout is matched by errors about a layout that cannot work:
-// bits that do not add up, a unit that is not a whole number of
-// milliseconds, a missing epoch, a lifetime too long to compute. Details are
-// in a [*LayoutError].
-var ErrInvalidLayout = errors.New("ringflake: invalid layout")
+	// ErrBeforeEpoch is returned when the clock reads earlier than the layout's
+	// epoch and nothing has been issued yet, so no ID time can express it: by
+	// [New] for an epoch in the clock's future, and by [Generator.Next].
+	ErrBeforeEpoch = errors.New("ringflake: clock reads before the layout's epoch")
 
-// ErrNodeOutOfRange is matched by errors about a node id that does not fit
-// the layout's node bits. Details are in a [*NodeError].
-var ErrNodeOutOfRange = errors.New("ringflake: node id out of range")
+	// ErrLayoutExpired is returned when the clock reads past the last instant
+	// the layout can represent ([Layout.Last]): by [New], by [Layout.Compose],
+	// and by [Generator.Next] once the layout has run out. IDs never wrap.
+	ErrLayoutExpired = errors.New("ringflake: clock is past the layout's last representable time")
 
-// ErrBeforeEpoch is returned when the clock reads earlier than the layout's
-// epoch and nothing has been issued yet, so no ID time can express it: by
-// [New] for an epoch in the clock's future, and by [Generator.Next].
-var ErrBeforeEpoch = errors.New("ringflake: clock reads before the layout's epoch")
+	// ErrInvalidOption is matched by errors about an option given to [New],
+	// such as a nil clock.
+	ErrInvalidOption = errors.New("ringflake: invalid option")
 
-// ErrLayoutExpired is returned when the clock reads past the last instant
-// the layout can represent ([Layout.Last]): by [New], by [Layout.Compose],
-// and by [Generator.Next] once the layout has run out. IDs never wrap.
-var ErrLayoutExpired = errors.New("ringflake: clock is past the layout's last representable time")
+	// ErrInvalidLayout is matched by errors about a layout that cannot work:
+	// bits that do not add up, a unit that is not a whole number of
+	// milliseconds, a missing epoch, a lifetime too long to compute. Details are
+	// in a [*LayoutError].
+	ErrInvalidLayout = errors.New("ringflake: invalid layout")
 
-// ErrInvalidID is matched by errors about a string or number that is not an
-// ID. Details are in a [*SyntaxError].
-var ErrInvalidID = errors.New("ringflake: invalid ID")
+	// ErrNodeOutOfRange is matched by errors about a node id that does not fit
+	// the layout's node bits. Details are in a [*NodeError].
+	ErrNodeOutOfRange = errors.New("ringflake: node id out of range")
 
-// ErrInvalidOption is matched by errors about an option given to [New],
-// such as a nil clock.
-var ErrInvalidOption = errors.New("ringflake: invalid option")
+	// ErrNodeInUse is matched by the error [New] returns when another live
+	// generator of this process, on the system clock, has the same node id
+	// and layout: two generators on one node would issue the same IDs.
+	// Details are in a [*NodeError].
+	ErrNodeInUse = errors.New("ringflake: node id in use by another live generator")
+
+	// ErrNodeUnavailable is matched by errors of a [NodeSource] that cannot
+	// provide a node id: an unset environment variable, a host name without an
+	// ordinal, a coordination service whose range of ids is used up.
+	ErrNodeUnavailable = errors.New("ringflake: no node id available")
+
+	// ErrInvalidID is matched by errors about a string or number that is not an
+	// ID. Details are in a [*SyntaxError].
+	ErrInvalidID = errors.New("ringflake: invalid ID")
+
+	// ErrMarkCorrupt is matched by errors about a stored high-water mark that
+	// exists but cannot be understood (truncated, altered, not a mark). A
+	// generator refuses to start on it rather than treat it as "no mark".
+	// Details are in a [*MarkError].
+	ErrMarkCorrupt = errors.New("ringflake: high-water mark is corrupt")
+
+	// ErrMarkMismatch is matched by the error [New] returns for a stored
+	// high-water mark that was written for another node id or layout: reusing
+	// it would protect the wrong IDs, and overwriting it would lose the other
+	// node's. Details are in a [*MarkError].
+	ErrMarkMismatch = errors.New("ringflake: high-water mark belongs to another node id or layout")
+
+	// ErrBelowExisting is matched by the error [New] returns, with
+	// [WithExistingID], when the generator's first ID could sort at or below
+	// the greatest ID already in use: a new layout, epoch or node whose IDs
+	// would break ORDER BY id. Details are in an [*ExistingIDError].
+	ErrBelowExisting = errors.New("ringflake: new IDs would not sort above the existing ones")
+)
 
 // LayoutError reports which part of a layout is wrong. It matches
 // [ErrInvalidLayout].
@@ -72,20 +110,39 @@ func (e *LayoutError) Error() string {
 // Is reports whether target is [ErrInvalidLayout].
 func (e *LayoutError) Is(target error) bool { return target == ErrInvalidLayout }
 
-// NodeError reports a node id outside the layout's range. It matches
-// [ErrNodeOutOfRange].
+// NodeError reports a node id a generator cannot use: one outside the
+// layout's range ([ErrNodeOutOfRange]), or one another live generator of
+// this process uses with the same layout ([ErrNodeInUse]). It matches
+// Kind.
 type NodeError struct {
+	// Kind is the sentinel the error matches; nil stands for
+	// [ErrNodeOutOfRange].
+	Kind  error
 	Field string // "node", "datacenter" or "worker"
 	Value int64
-	Max   int64 // the greatest valid value
+	// Max is the greatest valid value, for ErrNodeOutOfRange.
+	Max int64
+	// Layout is the generator's layout ([Layout.String]), for ErrNodeInUse.
+	Layout string
+}
+
+func (e *NodeError) kind() error {
+	if e.Kind == nil {
+		return ErrNodeOutOfRange
+	}
+	return e.Kind
 }
 
 func (e *NodeError) Error() string {
+	if e.kind() == ErrNodeInUse {
+		return fmt.Sprintf("ringflake: node %d (layout %s) is in use by another live generator of this process: close it first, or give each generator its own node id",
+			e.Value, e.Layout)
+	}
 	return fmt.Sprintf("ringflake: %s id %d out of range [0, %d]", e.Field, e.Value, e.Max)
 }
 
-// Is reports whether target is [ErrNodeOutOfRange].
-func (e *NodeError) Is(target error) bool { return target == ErrNodeOutOfRange }
+// Is reports whether target is the error's Kind.
+func (e *NodeError) Is(target error) bool { return target == e.kind() }
 
 // SyntaxError reports why a string is not an ID. It matches [ErrInvalidID].
 type SyntaxError struct {
@@ -122,46 +179,6 @@ func (e *timeError) Error() string {
 
 func (e *timeError) Unwrap() error { return e.err }
 
-// ErrMarkCorrupt is matched by errors about a stored high-water mark that
-// exists but cannot be understood (truncated, altered, not a mark). A
-// generator refuses to start on it rather than treat it as "no mark".
-// Details are in a [*MarkError].
-var ErrMarkCorrupt = errors.New("ringflake: high-water mark is corrupt")
-
-// ErrLeaseLost is returned by [Generator.Next] while the generator's
-// [Lease] does not hold its node id: the lease could not be renewed before
-// it may have expired, or someone else took the id. The generator issues
-// nothing under an id someone else may hold; it resumes when the lease
-// holds the id again.
-var ErrLeaseLost = errors.New("ringflake: node id lease lost")
-
-// ErrNodeUnavailable is matched by errors of a [NodeSource] that cannot
-// provide a node id: an unset environment variable, a host name without an
-// ordinal, a coordination service whose range of ids is used up.
-var ErrNodeUnavailable = errors.New("ringflake: no node id available")
-
-// ErrMarkMismatch is matched by the error [New] returns for a stored
-// high-water mark that was written for another node id or layout: reusing
-// it would protect the wrong IDs, and overwriting it would lose the other
-// node's. Details are in a [*MarkError].
-var ErrMarkMismatch = errors.New("ringflake: high-water mark belongs to another node id or layout")
-
-// ErrMarkNotSaved is matched by the error of a call (or of [New], or
-// [Generator.Close]) that needed a later high-water mark, or the exact one,
-// and the [MarkStore] could not save it: the store's error is wrapped too
-// (errors.Is and errors.As reach it). Nothing is issued past a mark that
-// is not saved; the next call that needs the mark tries again.
-var ErrMarkNotSaved = errors.New("ringflake: high-water mark not saved")
-
-// ErrClosed is returned by [Generator.Next] after [Generator.Close].
-var ErrClosed = errors.New("ringflake: generator closed")
-
-// ErrBelowExisting is matched by the error [New] returns, with
-// [WithExistingID], when the generator's first ID could sort at or below
-// the greatest ID already in use: a new layout, epoch or node whose IDs
-// would break ORDER BY id. Details are in an [*ExistingIDError].
-var ErrBelowExisting = errors.New("ringflake: new IDs would not sort above the existing ones")
-
 // ExistingIDError reports that a generator's first ID would not sort above
 // an existing ID. It matches [ErrBelowExisting].
 type ExistingIDError struct {
@@ -178,38 +195,11 @@ func (e *ExistingIDError) Error() string {
 // Is reports whether target is [ErrBelowExisting].
 func (e *ExistingIDError) Is(target error) bool { return target == ErrBelowExisting }
 
-// ErrNodeInUse is matched by the error [New] returns when another live
-// generator of this process, on the system clock, has the same node id
-// and layout: two generators on one node would issue the same IDs.
-// Details are in a [*NodeInUseError].
-var ErrNodeInUse = errors.New("ringflake: node id in use by another live generator")
-
-// NodeInUseError reports a node id that another live generator of this
-// process uses with the same layout. It matches [ErrNodeInUse].
-type NodeInUseError struct {
-	Node   int64
-	Layout string // as [Layout.String] writes it
-}
-
-func (e *NodeInUseError) Error() string {
-	return fmt.Sprintf("ringflake: node %d (layout %s) is in use by another live generator of this process: close it first, or give each generator its own node id",
-		e.Node, e.Layout)
-}
-
-// Is reports whether target is [ErrNodeInUse].
-func (e *NodeInUseError) Is(target error) bool { return target == ErrNodeInUse }
-
-// ErrMarkInUse is matched by the error of a [MarkHolder]'s Hold when
-// another generator — in another process or in this one — holds the
-// store, so that a second generator fails at once instead of taking the
-// first one's mark for a rollback. Details are in a [*MarkError].
-var ErrMarkInUse = errors.New("ringflake: high-water mark in use by another generator")
-
 // MarkError reports a high-water mark that a generator cannot use: a
 // stored mark that cannot be understood ([ErrMarkCorrupt]), one written
-// for another node id or layout ([ErrMarkMismatch]), a store another
-// generator holds ([ErrMarkInUse]), or a store's own kind of refusal (a
-// mark file that is not a regular file, for one). It matches Kind with
+// for another node id or layout ([ErrMarkMismatch]), or a store's own
+// kind of refusal (a mark file that another generator holds, or that is
+// not a regular file). It matches Kind with
 // [errors.Is], and its cause, if any, through Unwrap.
 //
 // A [MarkStore] implementation reports a stored value it cannot read as
@@ -221,8 +211,7 @@ type MarkError struct {
 	// Path is where the mark is stored, as the store names itself: a
 	// file's path, a key on a server.
 	Path string
-	// Reason says what is wrong, in words; for ErrMarkInUse, where the
-	// holder is recorded (a lock file), if anywhere.
+	// Reason says what is wrong, in words.
 	Reason string
 
 	// Node and Layout ([Layout.String]) are the stored mark's, WantNode
@@ -230,8 +219,8 @@ type MarkError struct {
 	Node, WantNode     int64
 	Layout, WantLayout string
 
-	// PID is the holder's process id for ErrMarkInUse, as the store
-	// recorded it; 0 if unknown.
+	// PID is the process id of the generator that holds the store, for a
+	// store that records it; 0 if unknown.
 	PID int
 
 	// Err is the cause, or nil.
@@ -252,19 +241,6 @@ func (e *MarkError) Error() string {
 	case ErrMarkMismatch:
 		return fmt.Sprintf("ringflake: high-water mark %s was written for node %d, layout %s; this generator is node %d, layout %s: give each node its own mark",
 			e.Path, e.Node, e.Layout, e.WantNode, e.WantLayout)
-	case ErrMarkInUse:
-		holder := "another process"
-		switch {
-		case e.PID == os.Getpid():
-			holder = "another generator of this process"
-		case e.PID > 0:
-			holder = "process " + strconv.Itoa(e.PID)
-		}
-		where := ""
-		if e.Reason != "" {
-			where = " (" + e.Reason + ")"
-		}
-		return fmt.Sprintf("ringflake: high-water mark %s is in use by %s%s: one store serves one running generator", e.Path, holder, where)
 	}
 	return fmt.Sprintf("%v: %s: %s", e.Kind, e.Path, e.Reason)
 }

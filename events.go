@@ -29,12 +29,9 @@ func (g *Generator) claimReport(c *call, s strategies.Situation) {
 // emit hands the rollback event of c to the hooks.
 func (g *Generator) emit(c *call, err error) {
 	ev := RollbackEvent{At: g.src.epoch.Add(time.Duration(c.at)), Behind: c.behind,
-		Outcome: Issued, Waited: c.waited, Err: err}
+		Waited: c.waited, Err: err}
 	if c.step >= 0 {
 		ev.Strategy = g.steps[c.step].String()
-	}
-	if err != nil {
-		ev.Outcome = Failed
 	}
 	for _, h := range g.hooks {
 		h(ev)

@@ -60,11 +60,11 @@ func ExampleWithSequenceOffset() {
 				panic(err)
 			}
 			seen[shard(id)] = true
-			clk.Add(layout.Unit()) // one ID per tick
+			clk.Add(layout.Spec().Unit) // one ID per tick
 		}
 		return len(seen)
 	}
-	mod16 := func(id ringflake.ID) int64 { return id.Int64() % 16 }
+	mod16 := func(id ringflake.ID) int64 { return int64(id) % 16 }
 	twitter, sonyflake := ringflake.TwitterLayout(), ringflake.SonyflakeLayout()
 	seq16 := func(id ringflake.ID) int64 { return id.Sequence(sonyflake) % 16 }
 

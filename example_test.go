@@ -10,6 +10,7 @@ import (
 
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/hostlocal"
+	"github.com/ringflake/ringflake/layoutplan"
 	"github.com/ringflake/ringflake/simclock"
 	"github.com/ringflake/ringflake/strategies"
 )
@@ -61,7 +62,7 @@ func ExampleParseLayout() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(l.Unit(), l.MaxNode(), l.Capacity(), l.Last().Format(time.DateOnly))
+	fmt.Println(l.Spec().Unit, l.MaxNode(), layoutplan.Capacity(l), l.Last().Format(time.DateOnly))
 
 	_, err = ringflake.ParseLayout("twitter,seq=13")
 	fmt.Println(errors.Is(err, ringflake.ErrInvalidLayout))
@@ -104,7 +105,7 @@ func ExampleGenerator_Next_error() {
 	clk.Step(-5 * time.Millisecond)
 	clk.Add(time.Millisecond)
 	_, err := gen.Next()
-	var re *ringflake.RollbackError
+	var re *strategies.RollbackError
 	fmt.Println(errors.Is(err, ringflake.ErrClockRollback), errors.As(err, &re), re.Behind)
 	// Output: true true 4ms
 }
@@ -131,7 +132,11 @@ func ExampleGenerator_Stats() {
 func ExampleWithRollbackHook() {
 	clk := simclock.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	hook := func(e ringflake.RollbackEvent) {
-		fmt.Printf("clock %v behind, %s answered, call %s after waiting %v\n", e.Behind, e.Strategy, e.Outcome, e.Waited)
+		outcome := "issued"
+		if e.Err != nil {
+			outcome = "failed"
+		}
+		fmt.Printf("clock %v behind, %s answered, call %s after waiting %v\n", e.Behind, e.Strategy, outcome, e.Waited)
 	}
 	gen, _ := ringflake.New(0, ringflake.WithClock(clk), ringflake.WithRollbackHook(hook),
 		ringflake.WithStrategy(strategies.Wait(5*time.Millisecond)))

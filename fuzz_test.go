@@ -239,7 +239,7 @@ func FuzzParseStrategy(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		st, err := strategies.Parse(s)
 		if err != nil {
-			require.ErrorIs(t, err, ringflake.ErrInvalidStrategy)
+			require.ErrorIs(t, err, strategies.ErrInvalidStrategy)
 			var se *strategies.StrategyError
 			require.True(t, errors.As(err, &se))
 			assert.NotEmpty(t, se.Reason)

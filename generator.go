@@ -81,7 +81,7 @@ type Generator struct {
 //
 // Defaults: [TwitterLayout], [strategies.Default] and the system clock;
 // no high-water mark and no lease. With a [MarkStore] ([WithMarkStore], or
-// a [Lease] that is one), New holds the store if it is a [MarkHolder],
+// a [Lease] that is one), New holds the store if it has Hold and Release methods,
 // loads the previous run's mark and, when the clock is past it, saves this
 // run's first mark before it returns.
 //
@@ -100,7 +100,8 @@ type Generator struct {
 //     or layout.
 //   - [ErrBelowExisting]: with [WithExistingID], the first ID could sort
 //     at or below the existing ID.
-//   - [ErrMarkInUse]: another generator holds the [FileMarkStore]'s file.
+//   - the store's Hold error: another generator holds the file of a
+//     [github.com/ringflake/ringflake/hostlocal.MarkFile] (hostlocal.ErrMarkInUse).
 //   - [ErrNodeInUse]: another live generator of this process, on the
 //     system clock, has node and an equal layout (generators on a clock
 //     given with [WithClock] are not checked, so tests can build many).
@@ -289,7 +290,7 @@ func (g *Generator) NextN(ctx context.Context, ids []ID) (n int, err error) {
 // that newest tick rather than the mark written ahead — so that a clean
 // restart need not wait out the lead of the ahead mark (a crash leaves the
 // ahead mark, which is safe); a run that issued nothing leaves the mark of
-// nothing issued. It releases a [MarkHolder] store. Closing twice returns
+// nothing issued. It releases a store New held. Closing twice returns
 // nil the second time. It returns the store's error, or ctx's.
 // Close frees the node id for another generator of this process (see
 // [ErrNodeInUse]), also when it fails.

@@ -32,10 +32,10 @@ func TestNewRejects(t *testing.T) {
 		{"nil clock", 0, []ringflake.Option{ringflake.WithClock(nil)}, ringflake.ErrInvalidOption},
 		{"nil option", 0, []ringflake.Option{nil}, ringflake.ErrInvalidOption},
 		{"zero layout", 0, []ringflake.Option{ringflake.WithLayout(ringflake.Layout{})}, ringflake.ErrInvalidLayout},
-		{"nil strategy", 0, []ringflake.Option{ringflake.WithStrategy(nil)}, ringflake.ErrInvalidStrategy},
+		{"nil strategy", 0, []ringflake.Option{ringflake.WithStrategy(nil)}, strategies.ErrInvalidStrategy},
 		{"lead shorter than a tick", 0, []ringflake.Option{ringflake.WithLayout(ringflake.SonyflakeLayout()),
-			ringflake.WithStrategy(strategies.Logical(time.Millisecond))}, ringflake.ErrInvalidStrategy},
-		{"epoch after the clock", 0, []ringflake.Option{sim(l.Epoch().Add(-time.Second))}, ringflake.ErrBeforeEpoch},
+			ringflake.WithStrategy(strategies.Logical(time.Millisecond))}, strategies.ErrInvalidStrategy},
+		{"epoch after the clock", 0, []ringflake.Option{sim(l.Spec().Epoch.Add(-time.Second))}, ringflake.ErrBeforeEpoch},
 		{"clock past the layout's lifetime", 0, []ringflake.Option{sim(l.Last().Add(time.Hour))}, ringflake.ErrLayoutExpired},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,7 +151,7 @@ func TestBeforeEpochAtRuntime(t *testing.T) {
 	clk := simclock.New(start)
 	g, err := ringflake.New(0, ringflake.WithClock(clk))
 	require.NoError(t, err)
-	clk.Set(ringflake.TwitterLayout().Epoch().Add(-time.Minute))
+	clk.Set(ringflake.TwitterLayout().Spec().Epoch.Add(-time.Minute))
 	clk.Add(time.Millisecond) // the generator sees the step at the next tick
 	_, err = g.Next()
 	require.ErrorIs(t, err, ringflake.ErrBeforeEpoch)
@@ -171,7 +171,7 @@ func TestBenbjohnsonClocks(t *testing.T) {
 
 	mock.Add(-2 * time.Millisecond) // *clock.Mock moves back too
 	_, err = g.Next()
-	var re *ringflake.RollbackError
+	var re *strategies.RollbackError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, 2*time.Millisecond, re.Behind)
 

@@ -44,7 +44,7 @@ func keyOf(g *Generator) nodeKey {
 }
 
 // claimNode registers g as its node's live generator, or returns a
-// [*NodeInUseError] when another live generator has it. New claims the
+// [*NodeError] matching [ErrNodeInUse] when another live generator has it. New claims the
 // node before it touches the mark store, so that a second generator on
 // the node never saves into a store. Generators on a clock given with
 // WithClock are not registered: tests build many on simulated clocks.
@@ -56,7 +56,7 @@ func (g *Generator) claimNode() error {
 	liveNodes.mu.Lock()
 	defer liveNodes.mu.Unlock()
 	if liveNodes.gens[k].Value() != nil {
-		return &NodeInUseError{Node: g.node, Layout: g.layout.String()}
+		return &NodeError{Kind: ErrNodeInUse, Field: "node", Value: g.node, Layout: g.layout.String()}
 	}
 	if liveNodes.gens == nil {
 		liveNodes.gens = make(map[nodeKey]weak.Pointer[Generator])

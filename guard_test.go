@@ -28,14 +28,14 @@ func TestNewRefusesASecondLiveGeneratorOnANode(t *testing.T) {
 
 	_, err = ringflake.New(901)
 	require.ErrorIs(t, err, ringflake.ErrNodeInUse)
-	var inUse *ringflake.NodeInUseError
+	var inUse *ringflake.NodeError
 	require.ErrorAs(t, err, &inUse)
-	assert.Equal(t, int64(901), inUse.Node)
+	assert.Equal(t, int64(901), inUse.Value)
 	assert.Equal(t, "twitter", inUse.Layout)
 
 	// The same layout under another name issues the same IDs.
 	tw := ringflake.TwitterLayout()
-	same, err := ringflake.NewLayout(ringflake.LayoutSpec{Epoch: tw.Epoch(), Unit: tw.Unit(), TimeBits: 41,
+	same, err := ringflake.NewLayout(ringflake.LayoutSpec{Epoch: tw.Spec().Epoch, Unit: tw.Spec().Unit, TimeBits: 41,
 		DatacenterBits: 5, WorkerBits: 5, SequenceBits: 12})
 	require.NoError(t, err)
 	_, err = ringflake.New(901, ringflake.WithLayout(same))

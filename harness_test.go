@@ -126,8 +126,8 @@ type wallMark struct {
 
 func newChecker(t testing.TB, clk *simclock.Clock, sc strategyCase, mode clockMode, layout ringflake.Layout, node int64) *checker {
 	t.Helper()
-	c := &checker{t: t, clk: clk, layout: layout, sc: sc.scaled(t, layout.Unit()/time.Millisecond), mode: mode, exact: true,
-		ms: layout.Unit(), seen: map[ringflake.ID]bool{}, newest: -1, floor: -1, since: -1, errs: map[string]int{}}
+	c := &checker{t: t, clk: clk, layout: layout, sc: sc.scaled(t, layout.Spec().Unit/time.Millisecond), mode: mode, exact: true,
+		ms: layout.Spec().Unit, seen: map[ringflake.ID]bool{}, newest: -1, floor: -1, since: -1, errs: map[string]int{}}
 	c.gen = c.newGenerator(node)
 	return c
 }
@@ -253,7 +253,7 @@ func (c *checker) call(ids []ringflake.ID, do func() (int, error)) error {
 	// clock, the bound holds even while the wall stands still; on a clock
 	// without freezes or drift it holds for true time as well.
 	perTick := int(c.layout.MaxSequence()) + 1 - c.offset // the fewest IDs a tick offers
-	ticks := time.Duration((len(ids)+perTick-1)/perTick) * c.layout.Unit()
+	ticks := time.Duration((len(ids)+perTick-1)/perTick) * c.layout.Spec().Unit
 	limit := c.sc.maxStall + ticks + 2*c.slack
 	if c.floor >= 0 {
 		// A restart inside the previous run's reservation — the clock
@@ -280,7 +280,7 @@ func (c *checker) call(ids []ringflake.ID, do func() (int, error)) error {
 		c.checkID(id, allowed, newestBefore)
 	}
 	if err != nil {
-		var re *ringflake.RollbackError
+		var re *strategies.RollbackError
 		switch {
 		case errors.As(err, &re):
 			c.errs["rollback"]++
@@ -328,7 +328,7 @@ func (c *checker) checkID(id ringflake.ID, allowed, newestBefore int64) {
 	clockAfter := max(allowed, c.clockTick())
 	// The generator may read the wall up to slack ahead (jitter); the tick
 	// of such a reading is at most slack's worth of ticks further on.
-	unit := c.layout.Unit()
+	unit := c.layout.Spec().Unit
 	lead := time.Duration(idTick-clockAfter)*unit - (c.slack+unit-1)/unit*unit
 	c.maxLead = max(c.maxLead, lead)
 	if lead > c.sc.maxLead && !(c.sc.ring && idTick <= newestBefore) {
@@ -367,7 +367,7 @@ func (c *checker) step(d time.Duration) {
 func (c *checker) run(ticks, perTick int) {
 	for range ticks {
 		c.issue(perTick)
-		c.clk.Add(c.layout.Unit())
+		c.clk.Add(c.layout.Spec().Unit)
 	}
 }
 

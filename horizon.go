@@ -144,7 +144,7 @@ func (g *Generator) markOf(limit, since int64) Mark {
 }
 
 // openMark sets up the generator's high-water mark in the store cfg
-// gives: it holds the store if the store is a MarkHolder, loads the
+// gives: it holds the store if the store is held (it has Hold and Release), loads the
 // previous run's mark, and saves this run's first one when the clock (at
 // tick now) is past it.
 func (g *Generator) openMark(cfg config, now int64) error {
@@ -160,7 +160,7 @@ func (g *Generator) openMark(cfg config, now int64) error {
 		return fmt.Errorf("%w: WithMarkAhead(%v): want at least two ticks of %v", ErrInvalidOption, cfg.ahead, unit)
 	}
 	g.mark = &marker{store: cfg.marks, aheadTicks: ahead}
-	if h, ok := cfg.marks.(MarkHolder); ok {
+	if h, ok := cfg.marks.(markHolder); ok {
 		if err := h.Hold(context.Background()); err != nil {
 			return err
 		}
@@ -171,9 +171,9 @@ func (g *Generator) openMark(cfg config, now int64) error {
 	return nil
 }
 
-// releaseMark releases a store that the generator holds ([MarkHolder]).
+// releaseMark releases a store that the generator holds.
 func (g *Generator) releaseMark() error {
-	if h, ok := g.mark.store.(MarkHolder); ok {
+	if h, ok := g.mark.store.(markHolder); ok {
 		return h.Release()
 	}
 	return nil

@@ -74,10 +74,10 @@ func (o Order) String() string {
 	return fmt.Sprintf("Order(%d)", uint8(o))
 }
 
-// ParseOrder reads an order as [Order.String] writes it: "time,node,seq"
+// parseOrder reads an order as [Order.String] writes it: "time,node,seq"
 // or "time,seq,node" (spaces around the names are allowed). Errors match
 // [ErrInvalidLayout].
-func ParseOrder(s string) (Order, error) {
+func parseOrder(s string) (Order, error) {
 	names := strings.Split(s, ",")
 	for i := range names {
 		names[i] = strings.TrimSpace(names[i])
@@ -295,17 +295,8 @@ func (l Layout) Spec() LayoutSpec {
 		SequenceBits: int(l.seqBits), Width: int(l.width), Order: l.order}
 }
 
-// Order returns the order of the node and the sequence in l's IDs.
-func (l Layout) Order() Order { return l.order }
-
 // IsZero reports whether l is the zero Layout, which is not valid.
 func (l Layout) IsZero() bool { return l.width == 0 }
-
-// Epoch returns the instant tick zero stands for.
-func (l Layout) Epoch() time.Time { return l.epoch }
-
-// Unit returns the length of one tick.
-func (l Layout) Unit() time.Duration { return l.unit }
 
 // MaxTick returns the greatest tick the layout can represent.
 func (l Layout) MaxTick() int64 { return mask(l.timeBits) }
@@ -316,14 +307,6 @@ func (l Layout) MaxNode() int64 { return mask(l.dcBits + l.workBits) }
 
 // MaxSequence returns the greatest sequence number within one tick.
 func (l Layout) MaxSequence() int64 { return mask(l.seqBits) }
-
-// Capacity returns the most IDs one node can issue per second.
-func (l Layout) Capacity() float64 {
-	if l.IsZero() {
-		return 0
-	}
-	return float64(l.MaxSequence()+1) * float64(time.Second) / float64(l.unit)
-}
 
 // Last returns the start of the last tick the layout can represent: a
 // generator with this layout fails with [ErrLayoutExpired] once its clock
@@ -591,7 +574,7 @@ func setLayoutKey(spec *LayoutSpec, key, val string) error {
 		spec.Unit = d
 		return nil
 	case "order":
-		o, err := ParseOrder(val)
+		o, err := parseOrder(val)
 		if err != nil {
 			return err
 		}

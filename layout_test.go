@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/layoutplan"
 	"github.com/ringflake/ringflake/simclock"
 )
 
@@ -34,7 +35,7 @@ func TestPresetLayouts(t *testing.T) {
 			assert.Equal(t, tc.last, l.Last().UTC().Format(time.RFC3339Nano))
 			assert.Equal(t, tc.maxNode, l.MaxNode())
 			assert.Equal(t, tc.maxSeq, l.MaxSequence())
-			assert.InDelta(t, tc.capacity, l.Capacity(), 1e-6)
+			assert.InDelta(t, tc.capacity, layoutplan.Capacity(l), 1e-6)
 			assert.Equal(t, tc.width, l.Spec().Width)
 
 			parsed, err := ringflake.ParseLayout(tc.name)
@@ -44,7 +45,7 @@ func TestPresetLayouts(t *testing.T) {
 			// The greatest ID of the layout stays within its width.
 			id, err := l.Compose(l.Last(), l.MaxNode(), l.MaxSequence())
 			require.NoError(t, err)
-			assert.Equal(t, int64(1)<<tc.width-1, id.Int64())
+			assert.Equal(t, int64(1)<<tc.width-1, int64(id))
 		})
 	}
 	var names []string
@@ -61,7 +62,7 @@ func TestTwitterLayoutMatchesTwitterFormula(t *testing.T) {
 	at := time.UnixMilli(1288834974657 + 123456789)
 	id, err := l.Compose(at, node, 42)
 	require.NoError(t, err)
-	assert.Equal(t, int64(123456789)<<22|3<<17|17<<12|42, id.Int64())
+	assert.Equal(t, int64(123456789)<<22|3<<17|17<<12|42, int64(id))
 
 	p, err := l.Decompose(id)
 	require.NoError(t, err)
@@ -113,8 +114,8 @@ func TestNewLayoutRejects(t *testing.T) {
 func TestParseLayout(t *testing.T) {
 	l, err := ringflake.ParseLayout("sonyflake,epoch=2024-01-01T00:00:00Z")
 	require.NoError(t, err)
-	assert.True(t, l.Epoch().Equal(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)))
-	assert.Equal(t, 10*time.Millisecond, l.Unit())
+	assert.True(t, l.Spec().Epoch.Equal(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)))
+	assert.Equal(t, 10*time.Millisecond, l.Spec().Unit)
 	assert.Equal(t, int64(255), l.MaxSequence())
 
 	wide, err := ringflake.ParseLayout("epoch=2020-01-01T00:00:00Z, time=41, node=0, seq=22")
@@ -159,12 +160,12 @@ func TestComposeRejects(t *testing.T) {
 		node, seq int64
 		want      error
 	}{
-		{"before epoch", l.Epoch().Add(-time.Millisecond), 0, 0, ringflake.ErrBeforeEpoch},
+		{"before epoch", l.Spec().Epoch.Add(-time.Millisecond), 0, 0, ringflake.ErrBeforeEpoch},
 		{"after last tick", l.Last().Add(time.Millisecond), 0, 0, ringflake.ErrLayoutExpired},
-		{"node too large", l.Epoch(), 1024, 0, ringflake.ErrNodeOutOfRange},
-		{"negative node", l.Epoch(), -1, 0, ringflake.ErrNodeOutOfRange},
-		{"sequence too large", l.Epoch(), 0, 4096, ringflake.ErrInvalidID},
-		{"negative sequence", l.Epoch(), 0, -1, ringflake.ErrInvalidID},
+		{"node too large", l.Spec().Epoch, 1024, 0, ringflake.ErrNodeOutOfRange},
+		{"negative node", l.Spec().Epoch, -1, 0, ringflake.ErrNodeOutOfRange},
+		{"sequence too large", l.Spec().Epoch, 0, 4096, ringflake.ErrInvalidID},
+		{"negative sequence", l.Spec().Epoch, 0, -1, ringflake.ErrInvalidID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := l.Compose(tc.at, tc.node, tc.seq)
@@ -285,18 +286,18 @@ func TestFieldOrder(t *testing.T) {
 	tns, err := ringflake.ParseLayout("sonyflake,order=time,node,seq")
 	require.NoError(t, err)
 	tsn := ringflake.SonyflakeLayout()
-	assert.Equal(t, ringflake.TimeNodeSequence, tns.Order())
-	assert.Equal(t, ringflake.TimeSequenceNode, tsn.Order())
+	assert.Equal(t, ringflake.TimeNodeSequence, tns.Spec().Order)
+	assert.Equal(t, ringflake.TimeSequenceNode, tsn.Spec().Order)
 	assert.False(t, tns.Equal(tsn), "the order is part of the layout")
 	assert.Equal(t, "epoch=2014-09-01T00:00:00Z,unit=10ms,time=39,node=16,seq=8", tns.String())
 
-	at := tsn.Epoch().Add(1234 * 10 * time.Millisecond)
+	at := tsn.Spec().Epoch.Add(1234 * 10 * time.Millisecond)
 	a, err := tns.Compose(at, 3, 5)
 	require.NoError(t, err)
 	b, err := tsn.Compose(at, 3, 5)
 	require.NoError(t, err)
-	assert.Equal(t, int64(1234)<<24|3<<8|5, a.Int64(), "time | node | sequence")
-	assert.Equal(t, int64(1234)<<24|5<<16|3, b.Int64(), "time | sequence | node")
+	assert.Equal(t, int64(1234)<<24|3<<8|5, int64(a), "time | node | sequence")
+	assert.Equal(t, int64(1234)<<24|5<<16|3, int64(b), "time | sequence | node")
 	for _, c := range []struct {
 		l  ringflake.Layout
 		id ringflake.ID
@@ -311,9 +312,9 @@ func TestFieldOrder(t *testing.T) {
 	require.NoError(t, err)
 	node, err := split.NodeID(2, 9)
 	require.NoError(t, err)
-	id, err := split.Compose(split.Epoch(), node, 4095)
+	id, err := split.Compose(split.Spec().Epoch, node, 4095)
 	require.NoError(t, err)
-	assert.Equal(t, int64(4095)<<10|2<<5|9, id.Int64())
+	assert.Equal(t, int64(4095)<<10|2<<5|9, int64(id))
 	p, err := split.Decompose(id)
 	require.NoError(t, err)
 	assert.Equal(t, [3]int64{2, 9, 4095}, [3]int64{p.Datacenter, p.Worker, p.Sequence})
@@ -345,9 +346,9 @@ func TestParseLayoutOrderRejects(t *testing.T) {
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, "Order", le.Field)
 
-	o, err := ringflake.ParseOrder(" time , seq , node ")
-	require.NoError(t, err)
-	assert.Equal(t, ringflake.TimeSequenceNode, o)
+	l, err := ringflake.ParseLayout("twitter,order= time , seq , node ")
+	require.NoError(t, err, "spaces around the order's names are allowed")
+	assert.Equal(t, ringflake.TimeSequenceNode, l.Spec().Order)
 	assert.Equal(t, "Order(7)", ringflake.Order(7).String())
 }
 
@@ -356,7 +357,7 @@ func TestParseLayoutOrderRejects(t *testing.T) {
 func TestMinMaxID(t *testing.T) {
 	for _, l := range orderedPresets(t) {
 		t.Run(l.String(), func(t *testing.T) {
-			at := l.Epoch().Add(1000*l.Unit() + l.Unit()/2)
+			at := l.Spec().Epoch.Add(1000*l.Spec().Unit + l.Spec().Unit/2)
 			lo, hi := l.MinID(at), l.MaxID(at)
 			for _, node := range []int64{0, 1, l.MaxNode()} {
 				for _, seq := range []int64{0, 1, l.MaxSequence()} {
@@ -371,11 +372,11 @@ func TestMinMaxID(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, first, lo)
 			assert.Equal(t, last, hi)
-			assert.Equal(t, hi+1, l.MinID(at.Add(l.Unit())), "the next tick starts right above")
+			assert.Equal(t, hi+1, l.MinID(at.Add(l.Spec().Unit)), "the next tick starts right above")
 			assert.True(t, lo.Time(l).Equal(l.TickTime(1000)))
 
-			assert.Equal(t, ringflake.ID(0), l.MinID(l.Epoch().Add(-time.Hour)))
-			assert.Equal(t, l.MaxID(l.Epoch()), l.MaxID(l.Epoch().Add(-time.Hour)))
+			assert.Equal(t, ringflake.ID(0), l.MinID(l.Spec().Epoch.Add(-time.Hour)))
+			assert.Equal(t, l.MaxID(l.Spec().Epoch), l.MaxID(l.Spec().Epoch.Add(-time.Hour)))
 			largest, err := l.Compose(l.Last(), l.MaxNode(), l.MaxSequence())
 			require.NoError(t, err)
 			assert.Equal(t, largest, l.MaxID(l.Last().Add(time.Hour)))
@@ -400,10 +401,10 @@ func TestBounds(t *testing.T) {
 	assert.Greater(t, lo, hi, "a reversed range matches nothing")
 
 	// Saturating ends keep the range; ends that leave it empty are errors.
-	lo, _, err = l.Bounds(l.Epoch().Add(-time.Hour), to)
+	lo, _, err = l.Bounds(l.Spec().Epoch.Add(-time.Hour), to)
 	require.NoError(t, err)
 	assert.Zero(t, lo)
-	_, _, err = l.Bounds(from, l.Epoch().Add(-time.Millisecond))
+	_, _, err = l.Bounds(from, l.Spec().Epoch.Add(-time.Millisecond))
 	require.ErrorIs(t, err, ringflake.ErrBeforeEpoch)
 	_, _, err = l.Bounds(l.Last().Add(time.Millisecond), l.Last().Add(time.Hour))
 	require.ErrorIs(t, err, ringflake.ErrLayoutExpired)
@@ -417,7 +418,7 @@ func orderedPresets(t testing.TB) []ringflake.Layout {
 	var out []ringflake.Layout
 	for _, l := range ringflake.Presets() {
 		other := ringflake.TimeSequenceNode
-		if l.Order() == ringflake.TimeSequenceNode {
+		if l.Spec().Order == ringflake.TimeSequenceNode {
 			other = ringflake.TimeNodeSequence
 		}
 		o, err := ringflake.ParseLayout(l.String() + ",order=" + other.String())
@@ -433,9 +434,9 @@ func TestStatsTimeLeft(t *testing.T) {
 	clk := simclock.New(l.Last().Add(-time.Hour))
 	g, err := ringflake.New(1, ringflake.WithClock(clk), ringflake.WithLayout(l))
 	require.NoError(t, err)
-	assert.Equal(t, time.Hour+l.Unit(), g.Stats().TimeLeft, "up to the end of the last tick")
+	assert.Equal(t, time.Hour+l.Spec().Unit, g.Stats().TimeLeft, "up to the end of the last tick")
 
-	clk.Add(time.Hour + l.Unit() - time.Nanosecond)
+	clk.Add(time.Hour + l.Spec().Unit - time.Nanosecond)
 	_, err = g.Next()
 	require.NoError(t, err, "the last tick still issues")
 	assert.Equal(t, time.Nanosecond, g.Stats().TimeLeft)

@@ -28,6 +28,10 @@ const DefaultMarkAhead = time.Second
 // reservation without reporting a rollback. A clock behind Since is a
 // rollback, and the generator's strategy decides.
 //
+// A store that one generator must hold at a time (a file, say) also has
+// the methods Hold(ctx) error and Release() error: New calls Hold before
+// it loads the mark and fails with its error, and Close calls Release.
+//
 // Implementations must be safe for concurrent use. [github.com/ringflake/ringflake/hostlocal.MarkFile] is the
 // default implementation; lease implementations keep the mark of a leased
 // node id with the lease, so that the next holder of the id starts after it.
@@ -50,14 +54,15 @@ type MarkStore interface {
 	SaveMark(ctx context.Context, m Mark) error
 }
 
-// A MarkHolder is a [MarkStore] that one generator holds at a time, as
-// [github.com/ringflake/ringflake/hostlocal.MarkFile] holds its file: [New] calls Hold before it loads the
-// mark and fails with Hold's error (so a second generator on the same
-// store fails at once, instead of seeing the first one's mark as a
-// rollback), and [Generator.Close] — or a New that fails after Hold —
-// calls Release once. If Close's context ends before the final save, the
-// store stays held until the process exits.
-type MarkHolder interface {
+// markHolder is a [MarkStore] that one generator holds at a time. A store
+// with these two methods, as [github.com/ringflake/ringflake/hostlocal.MarkFile]
+// has, is held: [New] calls Hold before it loads the mark and fails with
+// Hold's error (so a second generator on the same store fails at once,
+// instead of seeing the first one's mark as a rollback), and
+// [Generator.Close] — or a New that fails after Hold — calls Release
+// once. If Close's context ends before the final save, the store stays
+// held until the process exits.
+type markHolder interface {
 	MarkStore
 	Hold(ctx context.Context) error
 	Release() error

@@ -25,12 +25,14 @@ type NodeSource interface {
 	NodeID(ctx context.Context, l Layout) (int64, error)
 }
 
-// StaticNode is a node id fixed in configuration.
-type StaticNode int64
+// StaticNode returns a source of the node id n, fixed in configuration.
+// It reports an error matching [ErrNodeOutOfRange] when n does not fit
+// the layout asked about.
+func StaticNode(n int64) NodeSource { return staticNode(n) }
 
-// NodeID returns n, or an error matching [ErrNodeOutOfRange] when n does
-// not fit l.
-func (n StaticNode) NodeID(_ context.Context, l Layout) (int64, error) {
+type staticNode int64
+
+func (n staticNode) NodeID(_ context.Context, l Layout) (int64, error) {
 	if err := l.checkNode(int64(n)); err != nil {
 		return 0, err
 	}

@@ -129,7 +129,7 @@ var scenarios = []scenario{
 		name: "step back to before the epoch",
 		play: func(c *checker) {
 			c.run(5, 3)
-			c.step(-(start.Sub(c.layout.Epoch()) + time.Hour))
+			c.step(-(start.Sub(c.layout.Spec().Epoch) + time.Hour))
 			c.run(5, 3)
 		},
 		wantErrors: []string{"error", "wait:5ms", "logical:1s", "wait:5ms,logical:200ms"},
@@ -246,7 +246,7 @@ func TestRollbackScenarios(t *testing.T) {
 	runs := 0
 	for _, sc := range scenarios {
 		for _, layout := range layoutsFor(sc) {
-			for _, mode := range clockModes(layout.Unit()) {
+			for _, mode := range clockModes(layout.Spec().Unit) {
 				for _, strat := range strategyCases {
 					t.Run(fmt.Sprintf("%s/%s/%s/%s", sc.name, layout, mode.name, strat.name), func(t *testing.T) {
 						runs++

@@ -253,7 +253,7 @@ func (g *Generator) ask(ctx context.Context, c *call, s strategies.Situation) (r
 		}
 	}
 	if s.IsBehind() {
-		return run{}, pause{}, &RollbackError{Behind: s.Behind()}
+		return run{}, pause{}, &strategies.RollbackError{Behind: s.Behind()}
 	}
 	// The tick is used up, or taken by callers ahead in line, or reserved
 	// by the previous run's mark: wait in line for the next tick that may

@@ -199,27 +199,6 @@ func (g *Generator) Stats() Stats {
 	return s
 }
 
-// Outcome says how a call that met a rollback ended.
-type Outcome int
-
-const (
-	// Issued: the call returned an ID.
-	Issued Outcome = iota + 1
-	// Failed: the call returned an error.
-	Failed
-)
-
-// String returns "issued" or "failed".
-func (o Outcome) String() string {
-	switch o {
-	case Issued:
-		return "issued"
-	case Failed:
-		return "failed"
-	}
-	return "Outcome(?)"
-}
-
 // RollbackEvent reports a rollback to the hook of [WithRollbackHook] and to
 // the logger of [WithLogger]: one event for the first call that finds the
 // clock behind the newest ID after the clock was seen to step back. A step
@@ -236,11 +215,9 @@ type RollbackEvent struct {
 	// Strategy is the step of the strategy (in Parse syntax) whose plan
 	// the call carried out last, or "" when every step passed.
 	Strategy string
-	// Outcome says whether the call issued an ID or failed.
-	Outcome Outcome
 	// Waited is how long the call slept.
 	Waited time.Duration
-	// Err is the call's error when Outcome is Failed.
+	// Err is the call's error, or nil when it issued an ID.
 	Err error
 }
 
@@ -270,12 +247,12 @@ func WithLogger(l *slog.Logger) Option {
 		}
 		cfg.hooks = append(cfg.hooks, func(e RollbackEvent) {
 			level, msg := slog.LevelWarn, "ringflake: clock behind the newest ID"
-			if e.Outcome == Failed {
+			if e.Err != nil {
 				level = slog.LevelError
 			}
 			attrs := []slog.Attr{
 				slog.Time("at", e.At), slog.Duration("behind", e.Behind),
-				slog.String("strategy", e.Strategy), slog.String("outcome", e.Outcome.String()),
+				slog.String("strategy", e.Strategy), slog.String("outcome", outcome(e.Err)),
 				slog.Duration("waited", e.Waited),
 			}
 			if e.Err != nil {
@@ -293,4 +270,12 @@ func subFloor(a, b uint64) uint64 {
 		return 0
 	}
 	return a - b
+}
+
+// outcome names how a call ended, for logs: "issued" or "failed".
+func outcome(err error) string {
+	if err != nil {
+		return "failed"
+	}
+	return "issued"
 }

@@ -147,7 +147,7 @@ func TestStepDuringTickWaitIsARollback(t *testing.T) {
 			id, err := g.Next()
 			assert.Equal(t, tc.stall, clk.Monotonic()-before, "stall")
 			if tc.fails {
-				var re *ringflake.RollbackError
+				var re *strategies.RollbackError
 				require.ErrorAs(t, err, &re)
 				assert.Equal(t, 500*time.Microsecond, re.Behind, "behind the tick it waited for")
 				return

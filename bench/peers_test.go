@@ -28,9 +28,9 @@ func issue(t *testing.T, l ringflake.Layout, node int64, n int) []ringflake.ID {
 	for i := range ids {
 		switch {
 		case i == n/2:
-			clk.Step(-3 * l.Unit())
+			clk.Step(-3 * l.Spec().Unit)
 		case i%7 == 0:
-			clk.Add(l.Unit())
+			clk.Add(l.Spec().Unit)
 		}
 		ids[i], err = g.Next()
 		require.NoError(t, err)

@@ -3,6 +3,8 @@ package hostlocal
 import (
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 
 	"github.com/ringflake/ringflake"
 )
@@ -22,6 +24,28 @@ func unusable(path, target, reason string, cause error) error {
 		reason = "it leads to " + target + ": " + reason
 	}
 	return &ringflake.MarkError{Kind: ErrMarkFileUnusable, Path: path, Reason: reason, Err: cause}
+}
+
+// ErrMarkInUse is matched by the error [MarkFile.Hold] (and so
+// [ringflake.New]) returns when another generator — in another process
+// or in this one — holds the file, so that a second generator fails at
+// once instead of taking the first one's mark for a rollback. Such an
+// error is a [*ringflake.MarkError] whose PID is the holder's, when it
+// recorded it.
+var ErrMarkInUse = errors.New("hostlocal: high-water mark file in use by another generator")
+
+// inUse returns the error for a mark file at path whose lock file lock is
+// held, by the process pid if it is known (0 if not).
+func inUse(path, lock string, pid int) error {
+	holder := "another process"
+	switch {
+	case pid == os.Getpid():
+		holder = "another generator of this process"
+	case pid > 0:
+		holder = "process " + strconv.Itoa(pid)
+	}
+	return &ringflake.MarkError{Kind: ErrMarkInUse, Path: path, PID: pid,
+		Reason: fmt.Sprintf("held by %s (lock %s): one file serves one running generator", holder, lock)}
 }
 
 // NodeError reports that a [Node] found no node id it may hold: every id

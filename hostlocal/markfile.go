@@ -36,13 +36,13 @@ import (
 //     write it (0444), are refused with a [*ringflake.MarkError] matching
 //     [ErrMarkFileUnusable], and left as they are.
 //
-// A MarkFile is a [ringflake.MarkHolder]: a generator holds the file while it
+// A MarkFile is a store that one generator holds at a time: a generator holds the file while it
 // uses it, through an exclusive flock(2) lock on the file's target path
 // with ".lock" appended (node.mark.lock next to node.mark), in which it
 // records its process id. A second generator on the same file — in
 // another process, or in this one through the same or another
 // MarkFile — fails at once with a [*ringflake.MarkError] matching
-// [ringflake.ErrMarkInUse] that names the holder's pid, instead of taking the
+// [ErrMarkInUse] that names the holder's pid, instead of taking the
 // first one's mark for a rollback. The kernel frees the lock when the
 // holder exits, also on kill -9. The lock file stays; do not delete it
 // while a generator runs. The lock needs flock(2) (Linux, macOS, the
@@ -80,8 +80,8 @@ const (
 // takes about 200 bytes: a larger file is not a mark file.
 const maxMarkFile = 1024
 
-// Hold takes the store's file for one generator ([ringflake.MarkHolder]); [ringflake.New]
-// calls it. It fails with a [*ringflake.MarkError] (matching [ringflake.ErrMarkInUse])
+// Hold takes the store's file for one generator (store that one generator holds at a time); [ringflake.New]
+// calls it. It fails with a [*ringflake.MarkError] (matching [ErrMarkInUse])
 // when another generator holds the file, with a [*ringflake.MarkError]
 // (matching [ErrMarkFileUnusable]) when the path leads to something the
 // store must not use (see [MarkFile]), and with the cause (for
@@ -94,7 +94,7 @@ func (s *MarkFile) Hold(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.held {
-		return &ringflake.MarkError{Kind: ringflake.ErrMarkInUse, Path: s.path, Reason: "lock " + s.heldAt + lockSuffix, PID: os.Getpid()}
+		return inUse(s.path, s.heldAt+lockSuffix, os.Getpid())
 	}
 	target, err := s.resolve()
 	if err != nil {
@@ -110,7 +110,7 @@ func (s *MarkFile) Hold(ctx context.Context) error {
 			return fmt.Errorf("ringflake: high-water mark file %s: lock file %w", s.path, err)
 		}
 		if f == nil {
-			return &ringflake.MarkError{Kind: ringflake.ErrMarkInUse, Path: s.path, Reason: "lock " + lock, PID: readPID(lock)}
+			return inUse(s.path, lock, readPID(lock))
 		}
 		// Tell the next one who holds it. The lock, not the text, is
 		// what holds the file: a failed write only loses the pid.

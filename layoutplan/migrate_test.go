@@ -55,7 +55,7 @@ func TestCheckMigrationLaterEpochBreaks(t *testing.T) {
 	assert.True(t, m.Cutover.IsZero(), "no cut-over works: %v", m.Cutover)
 	// The new IDs pass the old ones when the new layout has counted as
 	// far as the old one had: the epochs' distance later.
-	want := cutoverAt.Add(to.Epoch().Sub(from.Epoch()))
+	want := cutoverAt.Add(to.Spec().Epoch.Sub(from.Spec().Epoch))
 	assert.Equal(t, "2035-02-27T22:17:05.343Z", want.Format(time.RFC3339Nano))
 	assert.True(t, m.CatchUp.Equal(want), "%v", m.CatchUp)
 }
@@ -76,7 +76,7 @@ func TestCheckMigrationSonyflakeToV2(t *testing.T) {
 	// issued before the cut-over; a tick earlier they are not.
 	v2 := ringflake.SonyflakeV2Layout()
 	assert.Greater(t, v2.MinID(m.CatchUp), m.Last)
-	assert.LessOrEqual(t, v2.MinID(m.CatchUp.Add(-v2.Unit())), m.Last)
+	assert.LessOrEqual(t, v2.MinID(m.CatchUp.Add(-v2.Spec().Unit)), m.Last)
 }
 
 // A layout whose IDs grow faster catches up with the old one: the

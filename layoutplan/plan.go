@@ -139,7 +139,7 @@ func Fits(d Demand) ([]Fit, error) {
 		if err != nil {
 			return nil, err // the epoch: the bits are within bounds by construction
 		}
-		f := Fit{Layout: l, Nodes: float64(l.MaxNode()+1) / float64(d.Nodes), Rate: l.Capacity() / d.Rate,
+		f := Fit{Layout: l, Nodes: float64(l.MaxNode()+1) / float64(d.Nodes), Rate: Capacity(l) / d.Rate,
 			Years: float64(l.Last().Add(unit).Sub(epoch)) / float64(yearLength) / d.Years}
 		fits = append(fits, f)
 	}
@@ -197,4 +197,14 @@ func bitsFor(n float64) int {
 // NewLayout's limit: its last tick within a time.Duration.
 func lifetimeFits(timeBits int, unit time.Duration) bool {
 	return timeBits < 63 && int64(1)<<timeBits-1 <= math.MaxInt64/int64(unit)
+}
+
+// Capacity returns the most IDs one node of l can issue per second: the
+// layout's sequence numbers per tick over the tick's length. The zero
+// Layout has none.
+func Capacity(l ringflake.Layout) float64 {
+	if l.IsZero() {
+		return 0
+	}
+	return float64(l.MaxSequence()+1) * float64(time.Second) / float64(l.Spec().Unit)
 }

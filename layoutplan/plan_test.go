@@ -38,7 +38,7 @@ func TestPlan(t *testing.T) {
 	fits, err = layoutplan.Fits(d)
 	require.NoError(t, err)
 	require.Len(t, fits, 1)
-	assert.Equal(t, 10*time.Millisecond, fits[0].Layout.Unit())
+	assert.Equal(t, 10*time.Millisecond, fits[0].Layout.Spec().Unit)
 	assertFits(t, d, fits)
 }
 
@@ -49,14 +49,14 @@ func assertFits(t *testing.T, d layoutplan.Demand, fits []layoutplan.Fit) {
 	require.NotEmpty(t, fits)
 	for i, f := range fits {
 		l := f.Layout
-		lifetime := l.Last().Add(l.Unit()).Sub(l.Epoch())
+		lifetime := l.Last().Add(l.Spec().Unit).Sub(l.Spec().Epoch)
 		assert.Equal(t, 63, l.Spec().Width)
 		assert.GreaterOrEqual(t, l.MaxNode()+1, d.Nodes, "%s: nodes", l)
-		assert.GreaterOrEqual(t, l.Capacity(), d.Rate, "%s: rate", l)
+		assert.GreaterOrEqual(t, layoutplan.Capacity(l), d.Rate, "%s: rate", l)
 		assert.GreaterOrEqual(t, lifetime.Hours()/24/365.25, d.Years, "%s: years", l)
 		assert.GreaterOrEqual(t, f.Headroom(), 1.0)
 		assert.InDelta(t, float64(l.MaxNode()+1)/float64(d.Nodes), f.Nodes, 1e-9)
-		assert.InDelta(t, l.Capacity()/d.Rate, f.Rate, 1e-9)
+		assert.InDelta(t, layoutplan.Capacity(l)/d.Rate, f.Rate, 1e-9)
 		assert.InDelta(t, lifetime.Hours()/24/365.25/d.Years, f.Years, 1e-6)
 		if i > 0 {
 			assert.LessOrEqual(t, f.Headroom(), fits[i-1].Headroom(), "best first")
@@ -65,7 +65,7 @@ func assertFits(t *testing.T, d layoutplan.Demand, fits []layoutplan.Fit) {
 		require.NoError(t, err)
 		assert.True(t, l.Equal(back))
 		if !d.Epoch.IsZero() {
-			assert.True(t, l.Epoch().Equal(d.Epoch))
+			assert.True(t, l.Spec().Epoch.Equal(d.Epoch))
 		}
 	}
 }

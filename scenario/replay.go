@@ -74,7 +74,7 @@ func Replay(ctx context.Context, s *Scenario, strategy strategies.Strategy, opts
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	if err := strategies.Validate(strategy, s.layout().Unit()); err != nil {
+	if err := strategies.Validate(strategy, s.layout().Spec().Unit); err != nil {
 		return nil, err
 	}
 	var o options
@@ -211,7 +211,7 @@ type issued struct {
 
 func newEngine(ctx context.Context, s *Scenario, strategy strategies.Strategy, o options) (*engine, error) {
 	l := s.layout()
-	e := &engine{ctx: ctx, s: s, opt: o, strategy: strategy, layout: l, unit: l.Unit(),
+	e := &engine{ctx: ctx, s: s, opt: o, strategy: strategy, layout: l, unit: l.Spec().Unit,
 		clk: simclock.New(s.Start), newest: -1, exact: true, floor: -1, pending: -1, behind: -1, unwound: make(chan struct{}),
 		rep: &Report{Scenario: s.Name, File: s.File, Strategy: strategy.String(), Errors: ErrorMap{}}}
 	e.promise, e.known = strategies.PromiseOf(strategy)
@@ -748,7 +748,7 @@ func (e *engine) checkStall(n int64, stall time.Duration, tr calltrace.Call, alo
 
 // failed counts a failed call.
 func (e *engine) failed(n int64, err error) {
-	var re *ringflake.RollbackError
+	var re *strategies.RollbackError
 	kind := "other"
 	switch {
 	case errors.As(err, &re):

@@ -304,7 +304,7 @@ func (s *Scenario) Validate() error {
 		return s.fail("start", nil, "not set; want an RFC 3339 time such as 2026-01-02T15:04:05Z")
 	case l.Tick(s.Start) < 0:
 		return s.fail("start", ringflake.ErrBeforeEpoch, "%s is before the layout's epoch %s",
-			s.Start.Format(time.RFC3339Nano), l.Epoch().Format(time.RFC3339Nano))
+			s.Start.Format(time.RFC3339Nano), l.Spec().Epoch.Format(time.RFC3339Nano))
 	case l.Tick(s.Start) > l.MaxTick():
 		return s.fail("start", ringflake.ErrLayoutExpired, "%s is after the layout's last time %s",
 			s.Start.Format(time.RFC3339Nano), l.Last().Format(time.RFC3339Nano))
@@ -317,8 +317,8 @@ func (s *Scenario) Validate() error {
 		return s.fail("node", ringflake.ErrNodeOutOfRange, "%d is out of the layout's range [0, %d]", s.Node, l.MaxNode())
 	case s.MarkAhead < 0:
 		return s.fail("mark_ahead", nil, "%v is negative", s.MarkAhead)
-	case s.MarkAhead > 0 && s.MarkAhead <= l.Unit():
-		return s.fail("mark_ahead", ringflake.ErrInvalidOption, "%v: want more than one tick of the layout (%v)", s.MarkAhead, l.Unit())
+	case s.MarkAhead > 0 && s.MarkAhead <= l.Spec().Unit:
+		return s.fail("mark_ahead", ringflake.ErrInvalidOption, "%v: want more than one tick of the layout (%v)", s.MarkAhead, l.Spec().Unit)
 	case s.Load.Goroutines < 0 || s.Load.Goroutines > MaxGoroutines:
 		return s.fail("load.goroutines", nil, "%d: want 1 to %d", s.Load.Goroutines, MaxGoroutines)
 	case len(s.Events) > MaxEvents:
@@ -404,7 +404,7 @@ func (s *Scenario) checkExpect() error {
 			if err != nil {
 				return s.fail(p, err, "%s", trimPrefix(err))
 			}
-			if err := strategies.Validate(st, s.layout().Unit()); err != nil {
+			if err := strategies.Validate(st, s.layout().Spec().Unit); err != nil {
 				return s.fail(p, err, "%s", trimPrefix(err))
 			}
 		}

@@ -68,7 +68,7 @@ func TestShippedScenarios(t *testing.T) {
 					// it crashes again before).
 					unit := time.Millisecond // Twitter's, the default layout
 					if !s.Layout.IsZero() {
-						unit = s.Layout.Unit()
+						unit = s.Layout.Spec().Unit
 					}
 					assert.LessOrEqual(t, re.ReservationWait, re.Reservation+unit)
 				}

@@ -13,7 +13,7 @@ import (
 
 // end returns the end of the layout's last tick: the first instant l
 // cannot represent.
-func end(l ringflake.Layout) time.Time { return l.Last().Add(l.Unit()) }
+func end(l ringflake.Layout) time.Time { return l.Last().Add(l.Spec().Unit) }
 
 // earliest returns the earliest wall-clock reading a replay on l accepts.
 // A clock may read before the layout's epoch — a host whose RTC battery
@@ -22,11 +22,11 @@ func end(l ringflake.Layout) time.Time { return l.Last().Add(l.Unit()) }
 // earliest and [end] stay within a time.Duration of each other.
 func earliest(l ringflake.Layout) time.Time {
 	const century, span = 100 * 365 * 24 * time.Hour, 280 * 365 * 24 * time.Hour
-	lo := l.Epoch().Add(-century)
+	lo := l.Spec().Epoch.Add(-century)
 	if floor := end(l).Add(-span); floor.After(lo) {
 		lo = floor // a layout of more than 180 years
-		if lo.After(l.Epoch()) {
-			lo = l.Epoch()
+		if lo.After(l.Spec().Epoch) {
+			lo = l.Spec().Epoch
 		}
 	}
 	return lo

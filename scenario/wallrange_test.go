@@ -146,7 +146,7 @@ events:
 func TestDurationUpToTheLayoutsEnd(t *testing.T) {
 	l := ringflake.TwitterLayout()
 	start := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	life := l.Last().Add(l.Unit()).Sub(start)
+	life := l.Last().Add(l.Spec().Unit).Sub(start)
 	src := func(d time.Duration) string {
 		return fmt.Sprintf("start: %s\nduration: %s\n", start.Format(time.RFC3339), d)
 	}

@@ -37,7 +37,7 @@ var nodeField, seqField = regexp.MustCompile(`\{node(:\d+)?\}`), regexp.MustComp
 // (time | sequence | node, as Sonyflake): serial numbers must put the
 // fields in the order of their bits.
 func inOrder(pattern string, l ringflake.Layout) string {
-	if l.Order() != ringflake.TimeSequenceNode {
+	if l.Spec().Order != ringflake.TimeSequenceNode {
 		return pattern
 	}
 	n, q := nodeField.FindStringIndex(pattern), seqField.FindStringIndex(pattern)
@@ -79,7 +79,7 @@ func layoutEdgeIDs(t testing.TB, l ringflake.Layout) []ringflake.ID {
 // time's own formatter for the time.
 func referenceSerial(l ringflake.Layout, prefix, goLayout string, nodeDigits, seqDigits int, id ringflake.ID) string {
 	node, seq := fmt.Sprintf("%0*d", nodeDigits, id.Node(l)), fmt.Sprintf("%0*d", seqDigits, id.Sequence(l))
-	if l.Order() == ringflake.TimeSequenceNode {
+	if l.Spec().Order == ringflake.TimeSequenceNode {
 		node, seq = seq, node
 	}
 	return prefix + id.Time(l).UTC().Format(goLayout) + node + seq
@@ -411,7 +411,7 @@ func serialCases(t testing.TB) []serialno.Format {
 		} {
 			fs = append(fs, mustSerial(t, inOrder(p, l), l))
 		}
-		if l.Unit() == 10*time.Millisecond {
+		if l.Spec().Unit == 10*time.Millisecond {
 			fs = append(fs, mustSerial(t, inOrder("X{time:20060102150405.00}{node}{seq}", l), l))
 		}
 		fs = append(fs, mustSerial(t, inOrder("W{time:20060102150405.000}{node:19}{seq:19}", l), l))

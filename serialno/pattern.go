@@ -415,14 +415,14 @@ func (f *Format) checkTime(finest serialElem) error {
 		res = time.Duration(pow10(9 - finest.digits))
 	}
 	switch {
-	case l.Unit()%res != 0:
+	case l.Spec().Unit%res != 0:
 		return f.bad(finest.at, "the time shows %v steps (its %s), coarser than the layout's %v ticks: IDs of different ticks would show the same time",
-			res, elemName(finest.kind), l.Unit())
-	case !l.Epoch().Truncate(res).Equal(l.Epoch()):
+			res, elemName(finest.kind), l.Spec().Unit)
+	case !l.Spec().Epoch.Truncate(res).Equal(l.Spec().Epoch):
 		return f.bad(finest.at, "the layout's epoch %s is not a whole %v (the step of its %s), so the ticks' times cannot be shown exactly",
-			l.Epoch().UTC().Format(time.RFC3339Nano), res, elemName(finest.kind))
+			l.Spec().Epoch.UTC().Format(time.RFC3339Nano), res, elemName(finest.kind))
 	}
-	first, last := l.Epoch().UTC().Year(), l.Last().UTC().Year()
+	first, last := l.Spec().Epoch.UTC().Year(), l.Last().UTC().Year()
 	for _, e := range f.elems {
 		switch {
 		case e.kind == year4Elem && last > 9999:

@@ -187,7 +187,7 @@ func (f Format) parseTime(s string, v [seqElem + 1]int64, at [seqElem + 1]int, t
 	// Elements the pattern leaves out read as zero, which is in range.
 	year := v[year4Elem]
 	if f.year2 {
-		year = int64(l.Epoch().UTC().Year()/100*100) + v[year2Elem]
+		year = int64(l.Spec().Epoch.UTC().Year()/100*100) + v[year2Elem]
 	}
 	month := v[monthElem]
 	switch {
@@ -211,13 +211,13 @@ func (f Format) parseTime(s string, v [seqElem + 1]int64, at [seqElem + 1]int, t
 	switch {
 	case tick < 0:
 		return time.Time{}, &ringflake.SyntaxError{Input: s, Offset: timeAt,
-			Reason: fmt.Sprintf("time %s is before the layout's epoch %s", t.Format(time.RFC3339Nano), l.Epoch().UTC().Format(time.RFC3339Nano))}
+			Reason: fmt.Sprintf("time %s is before the layout's epoch %s", t.Format(time.RFC3339Nano), l.Spec().Epoch.UTC().Format(time.RFC3339Nano))}
 	case tick > l.MaxTick():
 		return time.Time{}, &ringflake.SyntaxError{Input: s, Offset: timeAt,
 			Reason: fmt.Sprintf("time %s is after the layout's last tick %s", t.Format(time.RFC3339Nano), l.Last().UTC().Format(time.RFC3339Nano))}
 	case !l.TickTime(tick).Equal(t):
 		return time.Time{}, &ringflake.SyntaxError{Input: s, Offset: timeAt,
-			Reason: fmt.Sprintf("time %s is not the start of one of the layout's %v ticks", t.Format(time.RFC3339Nano), l.Unit())}
+			Reason: fmt.Sprintf("time %s is not the start of one of the layout's %v ticks", t.Format(time.RFC3339Nano), l.Spec().Unit)}
 	}
 	return t, nil
 }

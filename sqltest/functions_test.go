@@ -90,7 +90,7 @@ func edgeIDs(t *testing.T, l ringflake.Layout) []ringflake.ID {
 		at        time.Time
 		node, seq int64
 	}{
-		{l.Epoch(), 0, 0}, {l.Epoch(), 0, 1}, {l.Epoch(), 1, 0}, {l.Epoch(), l.MaxNode(), 0}, {l.Epoch(), 0, l.MaxSequence()},
+		{l.Spec().Epoch, 0, 0}, {l.Spec().Epoch, 0, 1}, {l.Spec().Epoch, 1, 0}, {l.Spec().Epoch, l.MaxNode(), 0}, {l.Spec().Epoch, 0, l.MaxSequence()},
 		{mid, l.MaxNode() / 2, l.MaxSequence() / 2}, {mid, l.MaxNode(), l.MaxSequence()},
 		{l.Last(), 0, 0}, {l.Last(), l.MaxNode(), 0}, {l.Last(), 0, l.MaxSequence()}, {l.Last(), l.MaxNode(), l.MaxSequence()},
 	} {
@@ -106,10 +106,10 @@ func edgeIDs(t *testing.T, l ringflake.Layout) []ringflake.ID {
 	require.NoError(t, err)
 	for i := range 40 {
 		if i == 20 {
-			clk.Step(-3 * l.Unit())
+			clk.Step(-3 * l.Spec().Unit)
 		}
 		if i%4 == 0 {
-			clk.Add(l.Unit())
+			clk.Add(l.Spec().Unit)
 		}
 		id, err := g.Next()
 		require.NoError(t, err)
@@ -153,7 +153,7 @@ func TestSQLFunctionsMinMaxID(t *testing.T) {
 		ctx := context.Background()
 		for _, l := range testLayouts(t) {
 			p := toSQL(l)
-			u, e, last := l.Unit(), l.Epoch(), l.Last()
+			u, e, last := l.Spec().Unit, l.Spec().Epoch, l.Last()
 			for _, ts := range []time.Time{
 				e, e.Add(-time.Microsecond), e.Add(-24 * time.Hour), e.Add(-20 * 365 * 24 * time.Hour), e.Add(u - time.Microsecond), e.Add(u),
 				l.TickTime(l.MaxTick() / 3).Add(u / 2), time.Date(2026, 11, 22, 12, 0, 0, 123456000, time.UTC),
@@ -197,7 +197,7 @@ func TestSQLFunctionsReject(t *testing.T) {
 			spec := ringflake.LayoutSpec{Epoch: tc.l.epoch, Unit: time.Duration(tc.l.unitMs) * time.Millisecond,
 				TimeBits: tc.l.timeBits, WorkerBits: tc.l.nodeBits, SequenceBits: tc.l.seqBits,
 				Width: tc.l.timeBits + tc.l.nodeBits + tc.l.seqBits}
-			_, orderErr := ringflake.ParseOrder(tc.l.order)
+			_, orderErr := ringflake.ParseLayout("twitter,order=" + tc.l.order)
 			if _, err := ringflake.NewLayout(spec); err == nil && orderErr == nil && tc.id >= 0 && tc.id>>spec.Width == 0 {
 				t.Fatalf("%s: Go accepts what the case says it rejects", tc.name)
 			}

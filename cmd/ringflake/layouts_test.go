@@ -109,7 +109,7 @@ func TestBounds(t *testing.T) {
 			assert.Equal(t, [2]int64{0, 0}, [2]int64{got[0].Node, got[0].Sequence})
 			assert.True(t, got[1].Time.Equal(l.TickTime(l.Tick(to))), "TO's tick: %v", got[1].Time)
 			assert.Equal(t, [2]int64{l.MaxNode(), l.MaxSequence()}, [2]int64{got[1].Node, got[1].Sequence})
-			end := got[1].Time.Add(l.Unit())
+			end := got[1].Time.Add(l.Spec().Unit)
 			assert.True(t, end.After(to), "the tick ends after TO")
 			assert.Equal(t, l.MinID(end), got[1].ID+1, "and the next ID is the next tick's first")
 		})

@@ -72,7 +72,7 @@ func writeMigration(w io.Writer, m layoutplan.Migration) error {
 	}
 	fmt.Fprintf(w, "  first new ID  %d  %s, node 0, sequence 0\n", m.First, stamp(m.First.Time(m.To)))
 	if m.Last < 0 {
-		fmt.Fprintf(w, "  last old ID   none: the old layout starts at %s\n", stamp(m.From.Epoch()))
+		fmt.Fprintf(w, "  last old ID   none: the old layout starts at %s\n", stamp(m.From.Spec().Epoch))
 	} else {
 		fmt.Fprintf(w, "  last old ID   %d  %s, node %d, sequence %d\n", m.Last,
 			stamp(m.Last.Time(m.From)), m.Last.Node(m.From), m.Last.Sequence(m.From))

@@ -62,9 +62,9 @@ func plan(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, f := range fits {
 		l := f.Layout
-		end := l.Last().Add(l.Unit())
+		end := l.Last().Add(l.Spec().Unit)
 		if _, err := fmt.Fprintf(stdout, "%s\theadroom ×%s: %d nodes (×%s), %s IDs/s per node (×%s), lasts to %s (×%s)\n",
-			l, ratio(f.Headroom()), l.MaxNode()+1, ratio(f.Nodes), strconv.FormatFloat(l.Capacity(), 'f', -1, 64),
+			l, ratio(f.Headroom()), l.MaxNode()+1, ratio(f.Nodes), strconv.FormatFloat(layoutplan.Capacity(l), 'f', -1, 64),
 			ratio(f.Rate), end.UTC().Format(time.DateOnly), ratio(f.Years)); err != nil {
 			return err
 		}

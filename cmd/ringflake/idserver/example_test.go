@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/strategies"
 	"github.com/ringflake/ringflake/cmd/ringflake/idserver"
 	"github.com/ringflake/ringflake/simclock"
 )
@@ -44,7 +45,7 @@ func Example() {
 
 // ErrorCode names a generator error for the "code" of a 503.
 func ExampleErrorCode() {
-	fmt.Println(idserver.ErrorCode(&ringflake.RollbackError{Behind: 3 * time.Millisecond}))
+	fmt.Println(idserver.ErrorCode(&strategies.RollbackError{Behind: 3 * time.Millisecond}))
 	fmt.Println(idserver.ErrorCode(ringflake.ErrLeaseLost))
 	// Output:
 	// clock_rollback

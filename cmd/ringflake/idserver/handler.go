@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/strategies"
 	"github.com/ringflake/ringflake/cmd/ringflake/internal/idtext"
 	"github.com/ringflake/ringflake/encodings"
 	"github.com/ringflake/ringflake/ringflakeprom"
@@ -436,7 +437,7 @@ func badRequest(w http.ResponseWriter, err error) {
 // the error says how long to wait: a clock rollback, rounded up to
 // seconds.
 func unavailable(w http.ResponseWriter, err error) {
-	var rb *ringflake.RollbackError
+	var rb *strategies.RollbackError
 	if errors.As(err, &rb) {
 		w.Header().Set("Retry-After", strconv.FormatInt(int64(max(time.Second, rb.Behind+time.Second-1)/time.Second), 10))
 	}

@@ -445,7 +445,7 @@ func TestGeneratorErrors(t *testing.T) {
 		{
 			name: "before the epoch", strategy: strategies.Default(),
 			fail: func(s *server) {
-				s.clk.Set(ringflake.TwitterLayout().Epoch().Add(-time.Hour))
+				s.clk.Set(ringflake.TwitterLayout().Spec().Epoch.Add(-time.Hour))
 				s.clk.Add(time.Millisecond)
 			},
 			code: idserver.CodeBeforeEpoch,
@@ -506,7 +506,7 @@ func TestErrorCode(t *testing.T) {
 		err  error
 		code string
 	}{
-		{&ringflake.RollbackError{Behind: time.Second}, idserver.CodeClockRollback},
+		{&strategies.RollbackError{Behind: time.Second}, idserver.CodeClockRollback},
 		{fmt.Errorf("saving: %w", ringflake.ErrLeaseLost), idserver.CodeLeaseLost},
 		{ringflake.ErrLayoutExpired, idserver.CodeLayoutExpired},
 		{ringflake.ErrBeforeEpoch, idserver.CodeBeforeEpoch},
