@@ -21,7 +21,6 @@ type ID int64
 // String returns the decimal form of id.
 func (id ID) String() string { return strconv.FormatInt(int64(id), 10) }
 
-
 // Time returns the start of id's tick under layout l.
 func (id ID) Time(l Layout) time.Time { return l.TickTime(id.tick(l)) }
 

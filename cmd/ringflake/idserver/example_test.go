@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/strategies"
 	"github.com/ringflake/ringflake/cmd/ringflake/idserver"
 	"github.com/ringflake/ringflake/simclock"
+	"github.com/ringflake/ringflake/strategies"
 )
 
 // Mount the handler under a prefix of your own server. (The simulated

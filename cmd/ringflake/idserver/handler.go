@@ -16,10 +16,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/strategies"
 	"github.com/ringflake/ringflake/cmd/ringflake/internal/idtext"
 	"github.com/ringflake/ringflake/encodings"
 	"github.com/ringflake/ringflake/ringflakeprom"
+	"github.com/ringflake/ringflake/strategies"
 )
 
 // DefaultMaxBatch is the largest n /v1/ids accepts unless [WithMaxBatch]
