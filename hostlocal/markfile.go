@@ -107,7 +107,10 @@ func (s *MarkFile) Hold(ctx context.Context) error {
 		lock := target + lockSuffix
 		f, err := lockFile(lock, os.O_RDWR, 0o644)
 		if err != nil {
-			return fmt.Errorf("ringflake: high-water mark file %s: lock file %w", s.path, err)
+			if dir := filepath.Dir(target); errors.Is(err, fs.ErrNotExist) && !isDir(dir) {
+				return fmt.Errorf("hostlocal: high-water mark file %s: its directory %s does not exist: create it first: %w", s.path, dir, fs.ErrNotExist)
+			}
+			return fmt.Errorf("hostlocal: high-water mark file %s: lock file %w", s.path, err)
 		}
 		if f == nil {
 			return inUse(s.path, lock, readPID(lock))
@@ -139,7 +142,7 @@ func (s *MarkFile) Release() error {
 	}
 	s.held, s.lock, s.heldAt = false, nil, ""
 	if err != nil {
-		return fmt.Errorf("ringflake: releasing high-water mark file %s: %w", s.path, err)
+		return fmt.Errorf("hostlocal: releasing high-water mark file %s: %w", s.path, err)
 	}
 	return nil
 }
@@ -195,7 +198,7 @@ func (s *MarkFile) resolve() (string, error) {
 				continue
 			}
 		}
-		return "", fmt.Errorf("ringflake: high-water mark file %s: %w", s.path, cause(err))
+		return "", fmt.Errorf("hostlocal: high-water mark file %s: %w", s.path, cause(err))
 	}
 	return "", unusable(s.path, path, fmt.Sprintf("more than %d symbolic links", maxLinks), nil)
 }
@@ -210,7 +213,7 @@ func (s *MarkFile) check(target string, write bool) (fs.FileInfo, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("ringflake: high-water mark file %s: %w", s.path, cause(err))
+		return nil, fmt.Errorf("hostlocal: high-water mark file %s: %w", s.path, cause(err))
 	}
 	unusable := func(reason string, err error) error {
 		return unusable(s.path, target, reason, err)
@@ -265,7 +268,7 @@ func (s *MarkFile) LoadMark(ctx context.Context) (ringflake.Mark, error) {
 		return ringflake.Mark{}, nil
 	}
 	if err != nil {
-		return ringflake.Mark{}, fmt.Errorf("ringflake: reading mark file: %w", err)
+		return ringflake.Mark{}, fmt.Errorf("hostlocal: reading mark file: %w", err)
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() { // replaced since the check
@@ -273,7 +276,7 @@ func (s *MarkFile) LoadMark(ctx context.Context) (ringflake.Mark, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxMarkFile+1))
 	if err != nil {
-		return ringflake.Mark{}, fmt.Errorf("ringflake: reading mark file: %w", err)
+		return ringflake.Mark{}, fmt.Errorf("hostlocal: reading mark file: %w", err)
 	}
 	if len(b) > maxMarkFile {
 		size := fmt.Sprintf("more than %d bytes", maxMarkFile)
@@ -349,7 +352,7 @@ func (s *MarkFile) SaveMark(ctx context.Context, m ringflake.Mark) error {
 	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("ringflake: writing mark file: %w", err)
+		return fmt.Errorf("hostlocal: writing mark file: %w", err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // after a successful rename there is nothing left to remove
@@ -373,7 +376,7 @@ func (s *MarkFile) SaveMark(ctx context.Context, m ringflake.Mark) error {
 		err = syncDir(dir)
 	}
 	if err != nil {
-		return fmt.Errorf("ringflake: writing mark file: %w", err)
+		return fmt.Errorf("hostlocal: writing mark file: %w", err)
 	}
 	return nil
 }
@@ -396,4 +399,10 @@ func shorten(s string) string {
 		return s
 	}
 	return s[:40] + "…"
+}
+
+// isDir reports whether path is a directory (following symbolic links).
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }

@@ -396,3 +396,15 @@ func TestMarkFileUnreadable(t *testing.T) {
 	err = missingDir.SaveMark(context.Background(), ringflake.Mark{Limit: start, Since: start})
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
+
+// A mark file in a directory that does not exist is refused at start with
+// an error that names the directory, not the lock file next to the mark.
+func TestMarkFileMissingDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "no", "such")
+	s := hostlocal.NewMarkFile(filepath.Join(dir, "node.mark"))
+	err := s.Hold(context.Background())
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	assert.Contains(t, err.Error(), dir, "the error names the missing directory")
+	_, err = markGen(t, 1, s)
+	require.ErrorIs(t, err, fs.ErrNotExist)
+}
