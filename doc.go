@@ -19,18 +19,24 @@
 // presets, which make and read their namesakes' IDs bit for bit
 // ([SonyflakeLayout], [SonyflakeV2Layout], [DiscordLayout]; [Presets]).
 // Composing and decomposing IDs needs no generator ([Layout.Compose],
-// [Layout.Decompose]); [Layout.MinID] and [Layout.MaxID] bound the IDs of
-// a time for range queries. Package layoutplan finds the layouts that fit a fleet's
-// nodes, rate and years, and checks a migration (or [WithExistingID] in
-// [New]) checks that a change of layout or epoch keeps ORDER BY id.
+// [Layout.Decompose]); [Layout.MinID], [Layout.MaxID] and [Layout.Bounds]
+// bound the IDs of a time range for range queries. [WithExistingID] makes
+// [New] check that a change of layout or epoch keeps ORDER BY id.
 //
-// An [ID] is decimal in text and a string in JSON; an [Encoding] writes and
-// reads it as hex, Crockford base32, base58, base62 or base64url too, most
-// of them fixed-width and sorting like the IDs, and in bwmarrin/snowflake's
-// base2, base36, Flickr base58 and z-base-32 forms. Package serialno writes
-// it as a business serial number (prefix, UTC time, node, sequence) that
-// parses back. ID and [NullID] implement database/sql's Scanner and
-// driver.Valuer.
+// An [ID] is decimal in text and a string in JSON, and ID and [NullID]
+// implement database/sql's Scanner and driver.Valuer.
+//
+// The root package is for the programs that issue and read IDs. What only
+// some of them need lives in packages of its own, which the root does not
+// import:
+//
+//	encodings    IDs as hex, base32, base58, base62, base64url and bwmarrin's forms
+//	serialno     IDs as business serial numbers (prefix, UTC time, node, sequence)
+//	hostlocal    node ids and high-water mark files local to one host (flock)
+//	layoutplan   layouts that fit a fleet's demand; migration checks
+//	strategies   the rollback strategies and their parser
+//	simclock     a simulated clock for tests and CI
+//	lease        what the node id leases on Redis, etcd and PostgreSQL share
 //
 // A [Generator] remembers what it issued in a ring of 256 slots indexed by
 // tick mod 256 and takes every ID from it with one compare-and-swap, so it
@@ -67,16 +73,20 @@
 // rollback to a hook ([WithRollbackHook]) or a log/slog logger
 // ([WithLogger]); package ringflakeexpvar serves the counters through
 // expvar, and the module github.com/ringflake/ringflake/ringflakeprom
-// exports them to Prometheus. With a [MarkStore] ([FileMarkStore] by
-// default) a generator is safe across restarts — a [Mark] tells the time a
-// crashed run reserved from a clock that stepped back — and with a [Lease]
-// its node id comes from a coordination service (modules redislease and
-// etcdlease); a [LocalNode] hands the processes of one host distinct node
-// ids through file locks.
+// exports them to Prometheus.
+//
+// A generator keeps no state across restarts unless it is given a
+// [MarkStore] ([WithMarkStore]; hostlocal.NewMarkFile keeps the mark in a
+// file): without one, a process that restarts while its clock reads behind
+// the IDs it issued before can issue them again. With one, a [Mark] also
+// tells the time a crashed run reserved from a clock that stepped back.
+// With a [Lease] its node id comes from a coordination service (modules
+// redislease and etcdlease); hostlocal.Node hands the processes of one
+// host distinct node ids through file locks.
 //
 // One node id has one live generator: [New] refuses a second one on the
-// same node and layout in a process ([ErrNodeInUse]), and a
-// [FileMarkStore] serves one generator at a time ([ErrMarkInUse]).
+// same node and layout in a process ([ErrNodeInUse]), and a mark file
+// serves one generator at a time (hostlocal.ErrMarkInUse).
 //
 // A Generator is safe for concurrent use by multiple goroutines, Close
 // included: calls in flight when it closes fail with [ErrClosed] or

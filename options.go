@@ -88,7 +88,7 @@ func WithMarkStore(s MarkStore) Option {
 // it writes about twice per interval; a longer interval writes less often
 // but makes a restarted generator wait (or borrow) longer. [New] fails with
 // [ErrInvalidOption] for less than two ticks of the layout (the default
-// is raised to two ticks instead).
+// is raised to two ticks instead), negative durations included.
 func WithMarkAhead(d time.Duration) Option {
 	return optionFunc(func(cfg *config) { cfg.ahead, cfg.aheadSet = d, true })
 }
@@ -98,8 +98,11 @@ func WithMarkAhead(d time.Duration) Option {
 // not hold the id. When l is also a [MarkStore], the generator keeps its
 // high-water mark with the lease, so the next holder of the id starts
 // after it. [New] fails with [ErrInvalidOption] for a nil l, one whose Node
-// differs from the node given to New, and a lease that is a MarkStore
-// given together with [WithMarkStore].
+// differs from the node given to New, a lease that is a MarkStore given
+// together with [WithMarkStore], and a lease that bounds its fleet's lead
+// (a MaxLead method, as the Redis, etcd and PostgreSQL leases have) with a
+// strategy that may stamp IDs further ahead of the clock than that bound,
+// or that states no promise (strategies.Promiser) to tell.
 func WithLease(l Lease) Option {
 	return optionFunc(func(cfg *config) {
 		if l == nil {
