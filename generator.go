@@ -290,7 +290,8 @@ func (g *Generator) NextN(ctx context.Context, ids []ID) (n int, err error) {
 // that newest tick rather than the mark written ahead — so that a clean
 // restart need not wait out the lead of the ahead mark (a crash leaves the
 // ahead mark, which is safe); a run that issued nothing leaves the mark of
-// nothing issued. It releases a store New held. Closing twice returns
+// nothing issued, and a run that saved no mark of its own (it issued
+// nothing past the previous run's mark) leaves the store as it was. It releases a store New held. Closing twice returns
 // nil the second time. It returns the store's error, or ctx's.
 // Close frees the node id for another generator of this process (see
 // [ErrNodeInUse]), also when it fails.
@@ -309,6 +310,12 @@ func (g *Generator) Close(ctx context.Context) error {
 	}
 	if err := g.SyncMark(ctx); err != nil && ctx.Err() != nil {
 		return err // a failed save is replaced below
+	}
+	if !g.mark.saved.Load() {
+		// This run saved no mark, so it issued nothing past the
+		// previous run's, which the store still holds: leave it as it
+		// is, byte for byte (a start that was refused changes nothing).
+		return g.releaseMark()
 	}
 	// The exact mark: the newest tick issued — or, when this run issued
 	// nothing past the previous run's mark, that mark, whose reservation

@@ -20,6 +20,7 @@ type marker struct {
 	store      MarkStore
 	aheadTicks int64
 	hard       atomic.Int64 // the saved mark's tick: nothing is issued above it
+	saved      atomic.Bool  // this run saved a mark: Close saves the exact one
 
 	// reserved is the tick of the previous run's mark (-1 without one):
 	// every tick up to it counts as issued. The ticks after the previous
@@ -119,6 +120,7 @@ func (g *Generator) saveMark(tick int64) (<-chan struct{}, error) {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if err == nil {
+			m.saved.Store(true)
 			m.hard.Store(max(m.hard.Load(), target))
 			g.setHorizon()
 		} else {
@@ -220,6 +222,7 @@ func (g *Generator) loadMark(ctx context.Context, now int64) error {
 	if err := m.store.SaveMark(ctx, g.markOf(target, max(now, g.newest.Load()))); err != nil {
 		return fmt.Errorf("%w: %w", ErrMarkNotSaved, err)
 	}
+	m.saved.Store(true)
 	m.hard.Store(target)
 	return nil
 }

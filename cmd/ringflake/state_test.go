@@ -4,6 +4,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -235,4 +237,30 @@ func TestGenStateNotWritable(t *testing.T) {
 	entries, err := os.ReadDir(base)
 	require.NoError(t, err)
 	assert.Len(t, entries, 1, "no lock or temporary file")
+}
+
+// A start that is refused leaves the state file byte for byte: a mark far
+// ahead (a v1 mark dated 2070) fails the first ID with one line, and the
+// file is not rewritten as this node's v2 mark; nor is a mark of another
+// node or layout, or one past the layout's end.
+func TestGenRefusedStartLeavesTheState(t *testing.T) {
+	for name, text := range map[string]string{
+		"v1 mark far ahead":          "ringflake-mark v1 2070-01-01T00:00:00Z",
+		"mark of another node":       "ringflake-mark v2 limit=2026-01-01T00:00:00Z since=2026-01-01T00:00:00Z node=4 layout=twitter",
+		"mark of another layout":     "ringflake-mark v2 limit=2026-01-01T00:00:00Z since=2026-01-01T00:00:00Z node=3 layout=sonyflake",
+		"mark past the layout's end": "ringflake-mark v2 limit=2090-01-01T00:00:00Z since=2090-01-01T00:00:00Z node=3 layout=twitter",
+	} {
+		t.Run(name, func(t *testing.T) {
+			state := filepath.Join(t.TempDir(), "future.mark")
+			content := fmt.Sprintf("%s crc32=%08x\n", text, crc32.ChecksumIEEE([]byte(text)))
+			require.NoError(t, os.WriteFile(state, []byte(content), 0o600))
+			code, out, errOut := runCLI("gen", "-node", "3", "-state", state, "-strategy", "error", "-n", "2")
+			assert.Equal(t, 1, code)
+			assert.Empty(t, out, "no ID issued")
+			assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %q", errOut)
+			after, err := os.ReadFile(state)
+			require.NoError(t, err)
+			assert.Equal(t, content, string(after), "the state file is left byte for byte")
+		})
+	}
 }
