@@ -109,7 +109,7 @@ func TestRestartThatLostRecentWrites(t *testing.T) {
 		sd := &side{clk: clock.NewMock(), gclk: simclock.New(leasetest.Start), events: make(chan lease.Event, 16)}
 		sd.clk.Set(leasetest.Start)
 		l, err := redislease.Acquire(context.Background(), c, redislease.Options{Prefix: prefix, TTL: time.Minute,
-			Clock: sd.clk, OnEvent: func(e lease.Event) { sd.events <- e }})
+			Clock: sd.clk, MaxSkew: -1, OnEvent: func(e lease.Event) { sd.events <- e }})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = l.Close(context.Background()) })
 		sd.lease = l
