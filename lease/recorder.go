@@ -19,8 +19,8 @@ type Recorder struct {
 
 // EventStats are a lease's events as a [Recorder] counted them.
 type EventStats struct {
-	// Events counts the events of each kind: Renewed, RenewFailed,
-	// Expired, Retaken, Lost and ClockSkewed.
+	// Renewed, RenewFailed, Expired, Retaken, Lost and ClockSkewed count
+	// the events of each kind.
 	Renewed, RenewFailed, Expired, Retaken, Lost, ClockSkewed uint64
 	// Offset is the latest offset to the server's clock that a renewal
 	// measured; zero before the first.

@@ -148,7 +148,11 @@ func MeasureOffset(ctx context.Context, clk WallClock, samples int, resolution t
 		if err := ctx.Err(); err != nil {
 			return Offset{}, err
 		}
-		send, m0 := clk.Now(), elapsed()
+		// The monotonic clock is read before the wall clock: a pause
+		// between the two readings then lengthens the round trip (the
+		// bound stays true) instead of shifting the send out of it.
+		m0 := elapsed()
+		send := clk.Now()
 		server, err := read(ctx)
 		rtt := elapsed() - m0
 		if err != nil {
