@@ -367,3 +367,29 @@ func TestRecorderCounts(t *testing.T) {
 	}
 	assert.Equal(t, lease.EventStats{Renewed: 1, RenewFailed: 2, Expired: 1, Retaken: 1, Lost: 1, ClockSkewed: 1}, rec.Stats())
 }
+
+// FuzzMeasureOffset: for any true offset, round trips, instants at which
+// the server reads its clock, server resolution and pause after the
+// host's wall reading, the measurement bounds the true offset, keeps the
+// shortest round trip, and its uncertainty covers half of it.
+func FuzzMeasureOffset(f *testing.F) {
+	f.Add(int64(0), uint32(100_000), uint32(2_000_000), uint16(0), uint16(65535), uint8(2), uint32(0))
+	f.Add(int64(-5e9), uint32(1), uint32(0), uint16(32768), uint16(1), uint8(3), uint32(5_000_000))
+	f.Add(int64(1<<62), uint32(1<<31), uint32(7), uint16(100), uint16(200), uint8(1), uint32(1))
+	f.Fuzz(func(t *testing.T, offset int64, rtt1, rtt2 uint32, at1, at2 uint16, res uint8, pause uint32) {
+		resolution := []time.Duration{0, time.Nanosecond, time.Microsecond, time.Millisecond}[res%4]
+		samples := []sample{
+			{time.Duration(rtt1), float64(at1) / 65535},
+			{time.Duration(rtt2), float64(at2) / 65535},
+		}
+		host := simclock.New(start)
+		clk := pausingClock{host, time.Duration(pause)}
+		o, err := lease.MeasureOffset(context.Background(), clk, len(samples), resolution,
+			fakeServer(host, time.Duration(offset), resolution, samples, nil))
+		require.NoError(t, err)
+		requireWithin(t, time.Duration(offset), o)
+		assert.Equal(t, time.Duration(pause)+min(time.Duration(rtt1), time.Duration(rtt2)), o.RoundTrip)
+		assert.GreaterOrEqual(t, o.Uncertainty, o.RoundTrip/2)
+		assert.Equal(t, 2, o.Samples)
+	})
+}
