@@ -155,6 +155,37 @@
 // decides (wait, borrow time, or fail until the clock catches up).
 // ringflake.WithMarkAhead overrides the lead.
 //
+// # Clock skew: etcd has no server time
+//
+// redislease measures each holder's offset to the server's clock (Redis
+// TIME) and refuses a host whose clock is too far off; this module cannot.
+// etcd's API carries no time: a response header holds the cluster and
+// member ids, the revision and the raft term, and etcd counts lease TTLs
+// on the leader's own clock without ever reporting it. So Options.MaxSkew
+// does nothing here: zero or negative turns it off (the default), and a
+// positive MaxSkew is an error (ringflake.ErrInvalidOption) rather than a
+// check that silently never runs. Lease events never carry an Offset, and
+// no lease.ClockSkewed event is reported.
+//
+// What a fleet on etcd can do instead, most useful first:
+//
+//   - Keep every host's clock disciplined and watch it: the kernel's view
+//     (adjtimex, read-only: synchronised or not, the maximum error) and
+//     chrony's (the offset it is correcting, root dispersion), as the
+//     command ringflake clock prints them. A host that is synchronised to
+//     a good source is within its error bound of true time, and so of its
+//     peers.
+//   - Where a Redis is at hand, measure against its TIME
+//     (redislease.MeasureOffset, or ringflake clock -against redis://…):
+//     one common reference for the whole fleet, without using Redis for
+//     leases.
+//   - For gross skew only: etcd's HTTP endpoints (/version, /health on the
+//     client URL) answer with a Date header, the etcd member's clock in
+//     whole seconds. Read NTP-style it bounds the offset to about half a
+//     second plus half the round trip: enough to catch a host 8 s off,
+//     not one 300 ms off, and it needs the HTTP endpoint reachable (with
+//     TLS and authentication as the cluster requires).
+//
 // # Choosing the TTL
 //
 // The TTL is how long an id of a crashed holder stays unusable, how long a

@@ -31,6 +31,17 @@
 // generator whose strategy may lead further. docs/fleet.md gives the
 // arithmetic.
 //
+// # Fleet skew
+//
+// A module whose server has a clock (Redis TIME) measures the holder's
+// offset to it ([Offset], [MeasureOffset]) at acquire and at every
+// renewal: an acquire whose clock is certainly further off than
+// [Options.MaxSkew] fails with a [*SkewError] ([ErrClockSkew]), and a
+// holder that drifts beyond it reports a [ClockSkewed] event and keeps
+// issuing. A [Recorder] counts a lease's events, with the latest offset,
+// for metrics. docs/fleet.md, "Fleet skew", says why a drifting holder is
+// not stopped, and what a fleet on etcd, which has no server time, can do.
+//
 // Package [github.com/ringflake/ringflake/lease/leasetest] is the
 // conformance suite every lease module runs against real servers.
 //

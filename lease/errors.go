@@ -17,6 +17,12 @@ var ErrClosed = errors.New("ringflake: lease closed")
 // deleted the epoch to force a quiet period.
 var ErrDataLost = errors.New("ringflake: the lease server lost the prefix's data")
 
+// ErrClockSkew is matched by the error of an acquire or a claim refused
+// because this host's clock is certainly further from the lease server's
+// clock than [Options.MaxSkew], a [*SkewError] naming the measured offset
+// and its uncertainty; and by the Err of a [ClockSkewed] event.
+var ErrClockSkew = errors.New("ringflake: clock skew to the lease server beyond the maximum")
+
 // An OptionError reports lease options that cannot work. It matches
 // ringflake.ErrInvalidOption.
 type OptionError struct {

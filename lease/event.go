@@ -30,6 +30,13 @@ const (
 	// lease is lost for good (Event.Err, the lease's Err): acquire a new
 	// one and start a new generator.
 	Lost
+	// ClockSkewed: a renewal measured this host's clock certainly further
+	// from the server's than [Options.MaxSkew] (Event.Offset; Event.Err
+	// is a [*SkewError], matching [ErrClockSkew]). It comes just before
+	// the Renewed or Retaken event of the renewal that measured it, once
+	// per such renewal. The lease keeps its id and its generators keep
+	// issuing: [Options.MaxSkew] says why.
+	ClockSkewed
 )
 
 // String returns the kind in lower case words ("renew failed").
@@ -45,6 +52,8 @@ func (k EventKind) String() string {
 		return "retaken"
 	case Lost:
 		return "lost"
+	case ClockSkewed:
+		return "clock skewed"
 	}
 	return fmt.Sprintf("EventKind(%d)", int(k))
 }
@@ -60,9 +69,14 @@ type Event struct {
 	// lease certainly holds the id unless it is renewed again (zero when
 	// it never held it).
 	ValidUntil time.Time
-	// Err is the failure of a RenewFailed event and the reason of a Lost
-	// one.
+	// Err is the failure of a RenewFailed event, the reason of a Lost
+	// one, and the [*SkewError] of a ClockSkewed one.
 	Err error
+	// Offset is the offset of the server's clock from this host's that
+	// the renewal of a Renewed, Retaken or ClockSkewed event measured;
+	// zero when it measured none (the module's server has no clock to
+	// read, Options.MaxSkew is negative, or the measurement failed).
+	Offset Offset
 }
 
 // A Holding is a node id in use, as a module's List reports it.

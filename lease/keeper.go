@@ -30,6 +30,11 @@ type Renewal struct {
 	// Err is why the renewal failed (RenewFailed) or why the lease is
 	// lost (Lost).
 	Err error
+	// Offset, when not zero, is the offset to the server's clock that the
+	// module measured with a Renewed or Retaken renewal. The keeper puts
+	// it in the renewal's event and, when it is beyond [Options.MaxSkew],
+	// reports a [ClockSkewed] event first.
+	Offset Offset
 }
 
 // RenewFunc renews a lease once; at is when the renewal timer fired. It
@@ -156,6 +161,11 @@ func (k *Keeper) loop(ctx context.Context, validUntil time.Time) {
 					}
 				}
 				ev.ValidUntil = validUntil
+				ev.Offset = r.Offset
+				if !r.Offset.IsZero() && k.cfg.MeasuresSkew() && r.Offset.Beyond(k.cfg.MaxSkew) {
+					k.emit(Event{Kind: ClockSkewed, Node: k.node, At: k.clk.Now(), ValidUntil: validUntil, Offset: r.Offset,
+						Err: &SkewError{Package: k.cfg.Package, Offset: r.Offset, Max: k.cfg.MaxSkew}})
+				}
 			default:
 				ev.Kind = RenewFailed
 			}

@@ -280,7 +280,7 @@ func TestKeeperReportsItsLease(t *testing.T) {
 func TestEventKindString(t *testing.T) {
 	for kind, want := range map[lease.EventKind]string{
 		lease.Renewed: "renewed", lease.RenewFailed: "renew failed", lease.Expired: "expired",
-		lease.Retaken: "retaken", lease.Lost: "lost", 0: "EventKind(0)",
+		lease.Retaken: "retaken", lease.Lost: "lost", lease.ClockSkewed: "clock skewed", 0: "EventKind(0)",
 	} {
 		assert.Equal(t, want, kind.String())
 	}

@@ -68,6 +68,24 @@ type Options struct {
 	// that finds the loss. Default [DefaultMaxLead].
 	MaxLead time.Duration
 
+	// MaxSkew is how far this host's clock may be from the lease
+	// server's, for a module whose server has a clock to read (Redis's
+	// TIME; etcd has none). The lease measures the offset ([Offset]) when
+	// it acquires or claims an id and at every renewal. An acquire or
+	// claim whose measurement puts the clock certainly further —
+	// |offset| − uncertainty > MaxSkew — fails with a [*SkewError]
+	// (matching [ErrClockSkew]) before it takes an id. A holder whose
+	// renewal finds it further reports a [ClockSkewed] event and keeps
+	// its lease: its IDs stay unique (the node id and the fenced mark do
+	// that), only their order against other hosts' IDs suffers, while
+	// stopping every holder would turn a step of the server's own clock
+	// into an outage of the whole fleet. Stop on the event yourself
+	// (close the lease) if order matters more to you than availability.
+	// Default [DefaultMaxSkew] (1 s); any negative value turns the
+	// measurement off. With a module whose server has no clock, a
+	// positive MaxSkew is an error, and the zero value turns it off.
+	MaxSkew time.Duration
+
 	// Timeout bounds every request the lease makes: each request of
 	// Acquire, Claim and List, renewals, marks loaded and saved for a
 	// generator, the release of Close. The lease enforces it itself, also
@@ -97,6 +115,10 @@ type Rules struct {
 	// TTLUnit is the server's TTL granularity: a TTL must be a positive
 	// whole number of it.
 	TTLUnit time.Duration
+	// ServerClock reports that the module measures its server's clock
+	// ([Options.MaxSkew] applies). Without it, a positive MaxSkew is an
+	// [*OptionError] and Config.MaxSkew is negative (off).
+	ServerClock bool
 }
 
 // A Config is [Options] with every default applied and checked
@@ -109,13 +131,20 @@ type Config struct {
 	MaxNode int64
 }
 
+// MeasuresSkew reports whether leases of c measure the offset to the
+// server's clock: MaxSkew is not negative (the module reads its server's
+// clock, and [Options.MaxSkew] did not turn it off).
+func (c Config) MeasuresSkew() bool { return c.MaxSkew >= 0 }
+
 // Resolve returns o with its defaults applied: Prefix [DefaultPrefix],
 // TTL [DefaultTTL], Layout ringflake.TwitterLayout(), RenewEvery TTL/3, Margin
-// TTL/100 + 2ms, MaxLead [DefaultMaxLead], Timeout RenewEvery, Holder
-// "HOSTNAME/PID", Clock the system clock. Options that cannot work are an
-// [*OptionError] (it matches ringflake.ErrInvalidOption): a TTL that is
-// not a positive whole number of r.TTLUnit, a negative RenewEvery, Margin,
-// MaxLead or Timeout, or RenewEvery + Margin not shorter than TTL.
+// TTL/100 + 2ms, MaxLead [DefaultMaxLead], MaxSkew [DefaultMaxSkew] (-1,
+// off, without r.ServerClock), Timeout RenewEvery, Holder "HOSTNAME/PID",
+// Clock the system clock. Options that cannot work are an [*OptionError]
+// (it matches ringflake.ErrInvalidOption): a TTL that is not a positive
+// whole number of r.TTLUnit, a negative RenewEvery, Margin, MaxLead or
+// Timeout, RenewEvery + Margin not shorter than TTL, or a positive
+// MaxSkew for a module without r.ServerClock.
 func (o Options) Resolve(r Rules) (Config, error) {
 	if o.Prefix == "" {
 		o.Prefix = DefaultPrefix
@@ -138,6 +167,15 @@ func (o Options) Resolve(r Rules) (Config, error) {
 	if o.Timeout == 0 {
 		o.Timeout = o.RenewEvery
 	}
+	maxSkew := o.MaxSkew
+	switch {
+	case !r.ServerClock:
+		o.MaxSkew = -1
+	case o.MaxSkew == 0:
+		o.MaxSkew = DefaultMaxSkew
+	case o.MaxSkew < 0:
+		o.MaxSkew = -1
+	}
 	if o.Clock == nil {
 		o.Clock = clock.New()
 	}
@@ -151,6 +189,8 @@ func (o Options) Resolve(r Rules) (Config, error) {
 		return bad("negative RenewEvery, Margin, MaxLead or Timeout")
 	case o.RenewEvery+o.Margin >= o.TTL:
 		return bad("RenewEvery %v + Margin %v must be shorter than TTL %v", o.RenewEvery, o.Margin, o.TTL)
+	case maxSkew > 0 && !r.ServerClock:
+		return bad("MaxSkew %v: the server has no clock to measure the skew against (use 0)", maxSkew)
 	}
 	if o.Holder == "" {
 		host, _ := os.Hostname()

@@ -154,7 +154,8 @@
 //     the next acquirer waits out a quiet period.
 //   - Server clocks. Redis expires keys by its wall clock; a forward step
 //     of the server's clock expires leases early. Renewals then retake or
-//     lose them, and the fenced marks keep IDs unique.
+//     lose them, and the fenced marks keep IDs unique. The same step shows
+//     as every holder's offset changing at once (see "Fleet skew").
 //
 // A Redis with appendonly yes and appendfsync always, without failover to
 // asynchronous replicas, loses nothing on a crash; a restart then costs
@@ -193,6 +194,55 @@
 // holder whose clock is behind, starts behind the mark by up to the lead,
 // and its strategy decides (wait, borrow time, or fail until the clock
 // catches up). ringflake.WithMarkAhead overrides the lead.
+//
+// # Fleet skew
+//
+// Node ids keep a fleet's IDs unique; the hosts' clocks decide their
+// order. A host whose clock is 8 s behind its peers issues IDs that sort
+// 8 s in the past, and nothing in the IDs tells. Redis has a clock the
+// whole fleet can be compared with: TIME. A lease measures its host's
+// offset to it NTP-style — the host's clock when the request is sent and
+// when the answer arrives, the server's reading in between — so the offset
+// (server − host, positive when the host is behind) is known to within half
+// the round trip (plus TIME's microsecond): [lease.Offset]. Of five
+// samples, the one with the shortest round trip is kept; the round trip is
+// timed on the monotonic clock, the local readings come from
+// Options.Clock. [MeasureOffset] takes the same measurement on its own.
+//
+// [Acquire] and [Claim] measure before they take an id and refuse, with a
+// [*lease.SkewError] matching [lease.ErrClockSkew] that names the offset
+// and its uncertainty on one line, a host whose clock is certainly further
+// off than Options.MaxSkew (default 1 s): |offset| − uncertainty >
+// MaxSkew. A measurement whose uncertainty covers the maximum does not
+// refuse; with a nearby Redis the uncertainty is a fraction of a
+// millisecond. Every successful renewal measures again ([Lease.ClockOffset]
+// and the events' Offset): a holder that drifted beyond MaxSkew reports a
+// [lease.ClockSkewed] event, before the renewal's own, at every renewal
+// while it stays beyond; ringflakeprom and ringflakeexpvar export the
+// offset and the events through a [lease.Recorder].
+//
+// A drifting holder keeps its lease and keeps issuing. Its IDs stay unique
+// — uniqueness comes from the node id and the fenced mark, not from clocks
+// agreeing — and only their order against other hosts' IDs suffers, by the
+// skew. Stopping would cost more than it saves: every holder measures
+// against the same server, so a step of Redis's own clock (its host's NTP
+// correcting, a VM restored) would make every holder skewed at once and
+// stop the whole fleet, for a fault in the one clock that does not stamp
+// IDs. Refusing at acquire costs nothing of the kind: a new process fails
+// before it issues anything, and says why. A service that values order
+// over availability can close its lease on a ClockSkewed event.
+//
+// The quiet period after a loss of data (above) assumes that a new holder's
+// clock is not behind the forgotten holder's by more than about 2 ×
+// Margin. Holders within MaxSkew of the server are within 2 × MaxSkew of
+// each other (plus the uncertainties), so a MaxSkew at most Margin makes
+// acquisition enforce that assumption, for hosts as they start; the
+// default of 1 s only catches clocks that are badly off.
+//
+// A negative MaxSkew turns the measurement off (five extra script calls at
+// acquire and at each renewal, each a round trip). A lease on a mock
+// clock must turn it off, or set the mock near the real time: the
+// measurement compares Options.Clock with the server's real clock.
 //
 // # Choosing the TTL
 //

@@ -3,12 +3,14 @@ package redislease_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/lease"
 	"github.com/ringflake/ringflake/redislease"
 )
 
@@ -57,4 +59,43 @@ func Example() {
 	// Generator first: its Close saves the exact mark through the lease.
 	_ = gen.Close(ctx)
 	_ = lease.Close(ctx)
+}
+
+// A health check measures how far this host's clock is from Redis's, and
+// a lease refuses a host whose clock is too far off. (No Output: it needs
+// a Redis server.)
+func ExampleMeasureOffset() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	defer client.Close()
+
+	o, err := redislease.MeasureOffset(ctx, client, nil, 0) // the system clock, five samples
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("Redis's clock minus ours: %v\n", o) // e.g. "+41µs ± 62µs (round trip 123µs)"
+	if o.Beyond(100 * time.Millisecond) {
+		log.Print("this host's clock is more than 100ms off Redis's")
+	}
+
+	var rec lease.Recorder // counts the lease's events for metrics (ringflakeprom.NewLeaseCollector)
+	l, err := redislease.Acquire(ctx, client, redislease.Options{
+		Prefix:  "orders",
+		MaxSkew: 100 * time.Millisecond, // refuse a host further off than this; the default is 1s
+		OnEvent: func(e lease.Event) {
+			rec.Record(e)
+			if e.Kind == lease.ClockSkewed {
+				log.Print(e.Err) // a holder that drifted: it keeps issuing, and says so
+			}
+		},
+	})
+	var skew *lease.SkewError
+	if errors.As(err, &skew) {
+		log.Fatalf("refused: offset %v, maximum %v", skew.Offset, skew.Max)
+	} else if err != nil {
+		log.Fatal(err)
+	}
+	defer l.Close(ctx)
+	fmt.Println("offset at acquire:", l.ClockOffset())
 }

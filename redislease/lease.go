@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -20,8 +21,8 @@ import (
 // client without ContextTimeoutEnabled.
 type Options = lease.Options
 
-// rules: TTLs are whole milliseconds.
-var rules = lease.Rules{Package: "redislease", TTLUnit: time.Millisecond}
+// rules: TTLs are whole milliseconds; TIME reads the server's clock.
+var rules = lease.Rules{Package: "redislease", TTLUnit: time.Millisecond, ServerClock: true}
 
 // settings are Options with defaults applied and validated.
 type settings struct{ lease.Config }
@@ -65,6 +66,7 @@ type Lease struct {
 	epoch    string // the prefix's epoch when the id was acquired
 	leaseKey string
 	nodeKey  string
+	offset   atomic.Pointer[lease.Offset] // ClockOffset; nil when not measured
 }
 
 var (
@@ -89,7 +91,16 @@ var (
 // server may have forgotten has expired and the clock has passed every ID
 // its holder may have issued ahead. WaitHeld waits for it.
 //
+// Before it takes an id, Acquire measures the offset of the server's
+// clock (TIME) from Options.Clock, unless Options.MaxSkew is negative, and
+// refuses a clock that is certainly further off than MaxSkew (default
+// 1 s); renewals measure it again and report a drift (see the package
+// documentation, "Fleet skew").
+//
 // Errors:
+//   - lease.ErrClockSkew: this host's clock is certainly further from the
+//     server's than Options.MaxSkew (a [*lease.SkewError] with the
+//     measured offset and its uncertainty);
 //   - ringflake.ErrNodeUnavailable: every id of the range is held (a
 //     [*lease.RangeFullError]);
 //   - ringflake.ErrInvalidOption: Options that cannot work (a TTL that is
@@ -102,9 +113,13 @@ func Acquire(ctx context.Context, client redis.Scripter, opts Options) (*Lease, 
 	if err != nil {
 		return nil, err
 	}
+	offset, err := s.checkSkew(ctx, client)
+	if err != nil {
+		return nil, err
+	}
 	token, epoch := lease.NewToken(), lease.NewToken()
 	for from := int64(0); from <= s.MaxNode; from += acquireChunk {
-		l, _, err := s.take(ctx, client, from, min(from+acquireChunk-1, s.MaxNode), token, epoch)
+		l, _, err := s.take(ctx, client, from, min(from+acquireChunk-1, s.MaxNode), token, epoch, offset)
 		if l != nil || err != nil {
 			return l, err
 		}
@@ -120,9 +135,11 @@ func Acquire(ctx context.Context, client redis.Scripter, opts Options) (*Lease, 
 // the holder's [Options.Holder]; a holder that loses its claim stops
 // issuing (Held is false, Done is closed). Ids claimed and ids acquired
 // share the range: Acquire skips a claimed id, and a Claim of an acquired
-// id fails.
+// id fails. Like Acquire, Claim first measures the offset to the server's
+// clock and refuses a clock further off than Options.MaxSkew.
 //
 // Errors:
+//   - lease.ErrClockSkew: as for Acquire;
 //   - ringflake.ErrNodeUnavailable: another lease holds the id (a
 //     [*lease.HeldError], naming its holder);
 //   - ringflake.ErrNodeOutOfRange: node does not fit Options.Layout;
@@ -137,7 +154,11 @@ func Claim(ctx context.Context, client redis.Scripter, node int64, opts Options)
 	if _, err := ringflake.StaticNode(node).NodeID(ctx, s.Layout); err != nil {
 		return nil, err
 	}
-	l, holder, err := s.take(ctx, client, node, node, lease.NewToken(), lease.NewToken())
+	offset, err := s.checkSkew(ctx, client)
+	if err != nil {
+		return nil, err
+	}
+	l, holder, err := s.take(ctx, client, node, node, lease.NewToken(), lease.NewToken(), offset)
 	if l != nil || err != nil {
 		return l, err
 	}
@@ -146,7 +167,8 @@ func Claim(ctx context.Context, client redis.Scripter, node int64, opts Options)
 
 // take runs acquireScript once, for the lowest free id of [from, to]. It
 // returns a nil Lease when every id there is held, with the holder of to.
-func (s *settings) take(ctx context.Context, client redis.Scripter, from, to int64, token, newEpoch string) (*Lease, string, error) {
+// offset is the lease's first ClockOffset.
+func (s *settings) take(ctx context.Context, client redis.Scripter, from, to int64, token, newEpoch string, offset lease.Offset) (*Lease, string, error) {
 	sent := s.Clock.Now()
 	v, err := lease.Call(ctx, s.Timeout, func(ctx context.Context) ([]any, error) {
 		return acquireScript.Run(ctx, client, []string{s.keyBase()},
@@ -177,6 +199,9 @@ func (s *settings) take(ctx context.Context, client redis.Scripter, from, to int
 		leaseKey: s.keyBase() + ":lease:" + strconv.FormatInt(r.node, 10),
 		nodeKey:  s.keyBase() + ":node:" + strconv.FormatInt(r.node, 10),
 	}
+	if !offset.IsZero() {
+		l.offset.Store(&offset)
+	}
 	l.Keeper, l.stop = lease.Keep(s.Config, r.node, notBefore, sent.Add(s.TTL-s.Margin), l.renew)
 	return l, "", nil
 }
@@ -200,8 +225,24 @@ func parseTaken(v []any) (taken, bool) {
 	return taken{node, epoch, time.Duration(ms) * time.Millisecond, holder}, ok1 && ok2 && ok3 && ok4
 }
 
-// renew runs renewScript once, bounded by Options.Timeout.
+// renew runs renewScript once, bounded by Options.Timeout, and, when it
+// renewed or retook the id, measures the offset to the server's clock,
+// bounded by Options.Timeout again.
 func (l *Lease) renew(ctx context.Context, at time.Time) lease.Renewal {
+	r := l.renewOnce(ctx, at)
+	if (r.Kind == lease.Renewed || r.Kind == lease.Retaken) && l.s.MeasuresSkew() {
+		// A failed measurement leaves the offset unmeasured: the renewal
+		// itself succeeded, and the next one measures again.
+		if o, err := measure(ctx, l.client, []string{l.s.keyBase()}, l.s.Clock, lease.DefaultSamples, l.s.Timeout); err == nil {
+			r.Offset = o
+			l.offset.Store(&o)
+		}
+	}
+	return r
+}
+
+// renewOnce runs renewScript once, bounded by Options.Timeout.
+func (l *Lease) renewOnce(ctx context.Context, at time.Time) lease.Renewal {
 	r := lease.Renewal{Sent: at, TTL: l.s.TTL}
 	v, err := lease.Call(ctx, l.s.Timeout, func(ctx context.Context) ([]any, error) {
 		return renewScript.Run(ctx, l.client, []string{l.s.keyBase()},

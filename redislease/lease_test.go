@@ -49,7 +49,8 @@ func (*scriptCalls) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 // TestAcquireInChunks: Acquire tries 1024 ids per script call, so that a
 // range of 65,536 ids that is all but full does not block the server for
 // the whole scan; it still takes the lowest free id, and a full range is a
-// RangeFullError after 64 calls.
+// RangeFullError after 64 calls (after the skew check's samples of the
+// server's TIME, scripts too).
 func TestAcquireInChunks(t *testing.T) {
 	ctx := context.Background()
 	c := newClient(t, leasetest.RequireEnv(t, leasetest.RedisAddrEnv))
@@ -76,7 +77,8 @@ func TestAcquireInChunks(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = l.Close(ctx) })
 	assert.Equal(t, int64(free), l.Node())
-	assert.Equal(t, int64(free/1024+1), calls.n.Load(), "one call per chunk of 1024 ids up to the free one")
+	assert.Equal(t, int64(lease.DefaultSamples+free/1024+1), calls.n.Load(),
+		"the skew check's samples of TIME, then one call per chunk of 1024 ids up to the free one")
 
 	calls.n.Store(0)
 	_, err = redislease.Acquire(ctx, c, opts)
@@ -84,7 +86,7 @@ func TestAcquireInChunks(t *testing.T) {
 	var full *lease.RangeFullError
 	require.ErrorAs(t, err, &full)
 	assert.Equal(t, lease.RangeFullError{Package: "redislease", Prefix: prefix, Nodes: 1 << 16}, *full)
-	assert.Equal(t, int64(64), calls.n.Load(), "64 chunks of 1024 ids")
+	assert.Equal(t, int64(lease.DefaultSamples+64), calls.n.Load(), "the samples of TIME and 64 chunks of 1024 ids")
 }
 
 // TestRestartThatLostRecentWrites: A holds node 0; Redis restarts and the
@@ -109,7 +111,7 @@ func TestRestartThatLostRecentWrites(t *testing.T) {
 		sd := &side{clk: clock.NewMock(), gclk: simclock.New(leasetest.Start), events: make(chan lease.Event, 16)}
 		sd.clk.Set(leasetest.Start)
 		l, err := redislease.Acquire(context.Background(), c, redislease.Options{Prefix: prefix, TTL: time.Minute,
-			Clock: sd.clk, OnEvent: func(e lease.Event) { sd.events <- e }})
+			Clock: sd.clk, MaxSkew: -1, OnEvent: func(e lease.Event) { sd.events <- e }})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = l.Close(context.Background()) })
 		sd.lease = l

@@ -1,6 +1,7 @@
 // Package ringflakeexpvar publishes a generator's counters ([ringflake.Stats])
-// through the standard library's expvar package, served as JSON on
-// /debug/vars.
+// and a lease's events ([lease.EventStats], with the offset to the lease
+// server's clock) through the standard library's expvar package, served as
+// JSON on /debug/vars.
 //
 // It is a package of its own so that importing ringflake registers nothing
 // and links neither expvar nor net/http: importing expvar registers the
@@ -15,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/lease"
 )
 
 // publishMu makes checking a name and publishing it one step.
@@ -30,11 +32,30 @@ func Publish(name string, g *ringflake.Generator) error {
 	if g == nil {
 		return fmt.Errorf("%w: ringflakeexpvar.Publish(%q, nil)", ringflake.ErrInvalidOption, name)
 	}
+	return publish(name, func() any { return g.Stats() })
+}
+
+// PublishLease publishes the [lease.EventStats] of r — a lease's events
+// counted by kind, its latest offset to the server's clock (Offset, in
+// nanoseconds, with its Uncertainty and RoundTrip) and whether that was
+// beyond MaxSkew (Skewed) — as the expvar variable name, computed each
+// time it is read. Pass r.Record as the lease's Options.OnEvent. As for
+// [Publish], an empty name, a name already in use and a nil r are errors
+// matching [ringflake.ErrInvalidOption].
+func PublishLease(name string, r *lease.Recorder) error {
+	if r == nil {
+		return fmt.Errorf("%w: ringflakeexpvar.PublishLease(%q, nil)", ringflake.ErrInvalidOption, name)
+	}
+	return publish(name, func() any { return r.Stats() })
+}
+
+// publish publishes f as name, once.
+func publish(name string, f expvar.Func) error {
 	publishMu.Lock()
 	defer publishMu.Unlock()
 	if name == "" || expvar.Get(name) != nil {
 		return fmt.Errorf("%w: expvar name %q is empty or already published", ringflake.ErrInvalidOption, name)
 	}
-	expvar.Publish(name, expvar.Func(func() any { return g.Stats() }))
+	expvar.Publish(name, f)
 	return nil
 }

@@ -17,6 +17,10 @@
 //	orders, err := segment.New(ctx, db, "orders")
 //	...
 //	c, err := ringflakeprom.NewSegmentCollector(orders, prometheus.Labels{"biz_tag": "orders"})
+//
+// [NewLeaseCollector] exports a lease's events, as a lease.Recorder
+// counts them, and the offset to the lease server's clock (metrics
+// ringflake_lease_…).
 package ringflakeprom
 
 import (

@@ -9,9 +9,14 @@ var ErrNilGenerator = errors.New("ringflakeprom: nil generator")
 // allocator.
 var ErrNilAllocator = errors.New("ringflakeprom: nil segment allocator")
 
-// ErrInvalidLabels is matched by the error [NewCollector] and
-// [NewSegmentCollector] return for labels Prometheus refuses: an empty
-// name, a name starting with "__" or not valid UTF-8, a value not valid
-// UTF-8, or (for NewCollector) the name "kind", which
-// ringflake_errors_total uses itself. The error wraps Prometheus's own.
+// ErrNilRecorder is returned by [NewLeaseCollector] for a nil recorder.
+var ErrNilRecorder = errors.New("ringflakeprom: nil lease recorder")
+
+// ErrInvalidLabels is matched by the error [NewCollector],
+// [NewSegmentCollector] and [NewLeaseCollector] return for labels
+// Prometheus refuses: an empty name, a name starting with "__" or not
+// valid UTF-8, a value not valid UTF-8, or (for NewCollector and
+// NewLeaseCollector) the name "kind", which ringflake_errors_total and
+// ringflake_lease_events_total use themselves. The error wraps
+// Prometheus's own.
 var ErrInvalidLabels = errors.New("ringflakeprom: invalid labels")
