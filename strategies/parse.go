@@ -22,6 +22,9 @@ import (
 // The String method of every strategy Parse returns gives back an
 // equivalent string.
 //
+// A step after error is refused: error fails every call that reaches it,
+// so no call would reach the steps after it.
+//
 // Errors match [ErrInvalidStrategy] and name the offending part.
 func Parse(s string) (Strategy, error) {
 	if strings.TrimSpace(s) == "" {
@@ -31,6 +34,9 @@ func Parse(s string) (Strategy, error) {
 	steps := make([]Strategy, 0, len(parts))
 	for i, part := range parts {
 		step, reason := parseOne(strings.TrimSpace(part))
+		if reason == "" && i > 0 && steps[i-1] == Error() {
+			reason = "no call reaches it: error before it ends every chain; put error last"
+		}
 		if reason != "" {
 			return nil, &StrategyError{Input: s, Token: part, Index: i + 1, Reason: reason}
 		}

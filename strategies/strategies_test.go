@@ -22,7 +22,7 @@ func TestParse(t *testing.T) {
 		{"logical:250ms", "logical:250ms"},
 		{"ring,wait:5ms,error", "ring,wait:5ms,error"},
 		{" ring , wait:2ms ", "ring,wait:2ms"},
-		{"error,logical:1m", "error,logical:1m"},
+		{"logical:1m,error", "logical:1m,error"},
 		{"logical:2h0m0s", "logical:2h"},
 		{"wait:1m30s", "wait:1m30s"},
 	} {
@@ -59,6 +59,9 @@ func TestParseRejects(t *testing.T) {
 		{"retry", 1},
 		{":5ms", 1},
 		{"ring,wait:5ms,eror", 3},
+		{"error,logical:1m", 2},            // unreachable after error
+		{"ring,wait:5ms,error,logical", 4}, // likewise
+		{"ring,error,error", 3},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			_, err := strategies.Parse(tc.in)
