@@ -15,7 +15,8 @@ import (
 
 func parse(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("parse", stderr)
-	layoutFlag := fs.String("layout", "twitter", "layout the IDs were made with: "+layoutPresets()+", or key=value,...")
+	layoutFlag := fs.String("layout", "twitter", "layout the IDs were made with: "+layoutPresets()+", key=value,...,\n"+
+		"or auto: every preset under which the ID's time is plausible (from the preset's epoch to a day from now)")
 	formatFlag := fs.String("format", "dec", formatHelp+";\n"+
 		"unless it is a serial number format, an ID written NAME:TEXT (base58:4aaW4SzAyQK) is in\n"+
 		"encoding NAME whatever the flag says, and with dec or hex an ID written 0x and 1 to 16\n"+
@@ -27,43 +28,112 @@ func parse(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 0 {
 		return usagef("parse needs at least one ID")
 	}
-	layout, err := ringflake.ParseLayout(*layoutFlag)
-	if err != nil {
-		return badValuef("-layout: %v", err)
+	auto := *layoutFlag == "auto"
+	layout := ringflake.TwitterLayout() // serial number formats need one; auto reads encodings only
+	if !auto {
+		l, err := ringflake.ParseLayout(*layoutFlag)
+		if err != nil {
+			return badValuef("-layout: %v", err)
+		}
+		layout = l
 	}
 	format, err := parseFormat(*formatFlag, layout)
 	if err != nil {
 		return badValuef("-format: %v", err)
 	}
+	if auto && format.serial != nil {
+		return badValuef("-layout auto: a serial number format belongs to one layout; name it")
+	}
+	now := time.Now()
 	out := json.NewEncoder(stdout)
-	for i, s := range fs.Args() {
+	first := true
+	for _, s := range fs.Args() {
 		id, err := format.parse(s)
 		if err != nil {
-			return err
+			return withEncodingHint(err, s, format)
 		}
-		p, err := idtext.Decompose(layout, id)
-		if err != nil {
-			return err
+		layouts := []ringflake.Layout{layout}
+		if auto {
+			if layouts = plausibleLayouts(id, now); len(layouts) == 0 {
+				return fmt.Errorf("-layout auto: %s is not an ID of any preset with a time between the preset's epoch and a day from now", id)
+			}
 		}
-		if *jsonFlag {
-			if err := out.Encode(p); err != nil {
+		for _, l := range layouts {
+			p, err := idtext.Decompose(l, id)
+			if err != nil {
 				return err
 			}
-			continue
+			if *jsonFlag {
+				var v any = p
+				if auto {
+					v = struct {
+						Layout string `json:"layout"`
+						idtext.Parts
+					}{l.String(), p}
+				}
+				if err := out.Encode(v); err != nil {
+					return err
+				}
+				continue
+			}
+			if !first {
+				fmt.Fprintln(stdout)
+			}
+			first = false
+			if auto {
+				fmt.Fprintf(stdout, "layout    %s\n", l)
+			}
+			fmt.Fprintf(stdout, "id        %s\n", id)
+			fmt.Fprintf(stdout, "time      %s\n", p.Time.Format(time.RFC3339Nano))
+			if p.Datacenter != nil {
+				fmt.Fprintf(stdout, "node      %d (datacenter %d, worker %d)\n", p.Node, *p.Datacenter, *p.Worker)
+			} else {
+				fmt.Fprintf(stdout, "node      %d\n", p.Node)
+			}
+			fmt.Fprintf(stdout, "sequence  %d\n", p.Sequence)
+			if !auto && p.Time.After(now.Add(plausibleAhead)) {
+				fmt.Fprintf(stdout, "note      the time is in the future under %s: -layout auto lists the presets that date it plausibly\n", l)
+			}
 		}
-		if i > 0 {
-			fmt.Fprintln(stdout)
-		}
-		fmt.Fprintf(stdout, "id        %s\n", id)
-		fmt.Fprintf(stdout, "time      %s\n", p.Time.Format(time.RFC3339Nano))
-		if p.Datacenter != nil {
-			fmt.Fprintf(stdout, "node      %d (datacenter %d, worker %d)\n", p.Node, *p.Datacenter, *p.Worker)
-		} else {
-			fmt.Fprintf(stdout, "node      %d\n", p.Node)
-		}
-		fmt.Fprintf(stdout, "sequence  %d\n", p.Sequence)
 	}
 	return nil
+}
+
+// plausibleAhead is how far past now a decoded time may be and still be
+// plausible: clocks of other hosts may run ahead, a logical strategy may
+// borrow time.
+const plausibleAhead = 24 * time.Hour
+
+// plausibleLayouts returns the presets under which id is an ID whose time
+// falls between the preset's epoch and plausibleAhead from now.
+func plausibleLayouts(id ringflake.ID, now time.Time) []ringflake.Layout {
+	var fit []ringflake.Layout
+	for _, l := range ringflake.Presets() {
+		p, err := l.Decompose(id)
+		if err == nil && !p.Time.After(now.Add(plausibleAhead)) {
+			fit = append(fit, l)
+		}
+	}
+	return fit
+}
+
+// withEncodingHint adds to err, the error of reading s in format, the
+// encodings that read s, if any: a bwmarrin Base58 string given without
+// -format base58-flickr, say.
+func withEncodingHint(err error, s string, format idFormat) error {
+	if format.serial != nil || strings.Trim(s, "0123456789") == "" {
+		return err // digits only: a decimal ID too long or too large, not another encoding's
+	}
+	var names []string
+	for _, enc := range encodings.All() {
+		if _, perr := enc.Parse(s); perr == nil && enc != format.enc {
+			names = append(names, enc.String())
+		}
+	}
+	if len(names) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w; it reads as an ID in %s: name its encoding with -format", err, strings.Join(names, ", "))
 }
 
 // formatHelp describes the -format flag of gen and parse.

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,4 +49,48 @@ func TestParseCLIErrorsQuoteTheArgument(t *testing.T) {
 			assert.Equal(t, tc.want, errOut)
 		})
 	}
+}
+
+// -layout auto lists the presets under which an ID's time is plausible:
+// Discord's documented example ID names discord, with its documented time.
+func TestParseLayoutAuto(t *testing.T) {
+	code, out, errOut := runCLI("parse", "-layout", "auto", "-json", "175928847299117063")
+	require.Equal(t, 0, code, errOut)
+	var found bool
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var p struct {
+			Layout string    `json:"layout"`
+			Time   time.Time `json:"time"`
+			Node   int64     `json:"node"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &p), line)
+		assert.False(t, p.Time.After(time.Now().Add(24*time.Hour)), "%s: a plausible time", p.Layout)
+		if p.Layout == "discord" {
+			found = true
+			assert.Equal(t, time.Date(2016, 4, 30, 11, 18, 25, 796_000_000, time.UTC), p.Time.UTC())
+		}
+	}
+	assert.True(t, found, "discord is among the candidates: %s", out)
+
+	code, out, _ = runCLI("parse", "-layout", "auto", "175928847299117063")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "layout    discord")
+
+	code, _, errOut = runCLI("parse", "-layout", "auto", "-format", "serial:A{time:20060102150405.000}{node}{seq}", "x")
+	assert.Equal(t, 2, code, "a serial format needs its layout named")
+	assert.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
+}
+
+// A string that is not decimal names the encodings it would be an ID in:
+// a bwmarrin Base58 string points at base58-flickr.
+func TestParseNamesTheEncodingsThatRead(t *testing.T) {
+	code, out, errOut := runCLI("parse", "5We8tjt6RBW")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
+	assert.Contains(t, errOut, "base58-flickr")
+
+	code, _, errOut = runCLI("parse", "!!!")
+	assert.Equal(t, 1, code)
+	assert.NotContains(t, errOut, "reads as an ID in", "no encoding reads it")
 }
