@@ -74,14 +74,32 @@ type usageError struct {
 func (e *usageError) Error() string { return e.msg }
 
 // usagef returns a usageError. A library error among args is shown without
-// its "ringflake: " prefix, which run adds once.
+// its package's prefix ("ringflake: ", "encodings: "…): run adds
+// "ringflake: " once.
 func usagef(format string, args ...any) error {
 	for i, a := range args {
 		if err, ok := a.(error); ok {
-			args[i] = strings.TrimPrefix(err.Error(), "ringflake: ")
+			args[i] = trimPrefix(err.Error())
 		}
 	}
 	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// libraryPrefixes are the prefixes of the messages of this module's
+// packages, which a line of the CLI shows once, as "ringflake: ".
+var libraryPrefixes = []string{"ringflake: ", "encodings: ", "serialno: ", "layoutplan: ", "hostlocal: "}
+
+// trimPrefix returns msg without a leading library prefix, and with every
+// "ringflake: " after a colon in it dropped: an error wrapped in another
+// says "ringflake:" once.
+func trimPrefix(msg string) string {
+	for _, p := range libraryPrefixes {
+		if rest, ok := strings.CutPrefix(msg, p); ok {
+			msg = rest
+			break
+		}
+	}
+	return strings.ReplaceAll(msg, ": ringflake: ", ": ")
 }
 
 // badValuef returns a usageError about a value on the command line, which
@@ -151,7 +169,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ringflake: %v\n%s", err, usage)
 		return 2
 	default:
-		fmt.Fprintf(stderr, "ringflake: %s\n", strings.TrimPrefix(err.Error(), "ringflake: "))
+		fmt.Fprintf(stderr, "ringflake: %s\n", trimPrefix(err.Error()))
 		return 1
 	}
 }

@@ -268,7 +268,7 @@ func TestFormatErrors(t *testing.T) {
 		{"parse with an unknown format", []string{"parse", "-format", "decimal", "1"}, 2, `-format: unknown encoding "decimal"`},
 		{"unknown encoding name", []string{"parse", "base16:xyz"}, 1, `unknown encoding "base16"`},
 		{"gen with a serial format that loses bits", []string{"gen", "-format", "serial:PAY{time:20060102150405}{node}{seq}"}, 2,
-			`-format: invalid serial format "PAY{time:20060102150405}{node}{seq}": the time shows 1s steps`},
+			`-format: invalid pattern "PAY{time:20060102150405}{node}{seq}": the time shows 1s steps`},
 		{"parse with a serial format too narrow for the layout", []string{"parse", "-layout", "sonyflake", "-format", "serial:{time:20060102150405.000}{node:4}{seq}", "1"}, 2,
 			`{node:4} is too narrow: the layout's largest node number, 65535, takes 5 digits at offset 25`},
 		{"not a serial number", []string{"parse", "-format", "serial:PAY{time:20060102150405.000}{node}{seq}", "PAY20221328160740.10503780000"}, 1,

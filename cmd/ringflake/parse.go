@@ -121,8 +121,10 @@ func plausibleLayouts(id ringflake.ID, now time.Time) []ringflake.Layout {
 // encodings that read s, if any: a bwmarrin Base58 string given without
 // -format base58-flickr, say.
 func withEncodingHint(err error, s string, format idFormat) error {
-	if format.serial != nil || strings.Trim(s, "0123456789") == "" {
-		return err // digits only: a decimal ID too long or too large, not another encoding's
+	if format.serial != nil || strings.Trim(s, "0123456789") == "" || strings.HasPrefix(s, "0x") || strings.Contains(s, ":") {
+		// Digits only: a decimal ID too long or too large; 0x or NAME:
+		// name the encoding already.
+		return err
 	}
 	var names []string
 	for _, enc := range encodings.All() {

@@ -25,7 +25,7 @@ func Parse(s string, enc encodings.Encoding) (ringflake.ID, error) {
 	if name, text, ok := strings.Cut(s, ":"); ok {
 		e, err := encodings.Parse(name)
 		if err != nil {
-			return 0, &ringflake.SyntaxError{Input: s, Offset: -1, Reason: strings.TrimPrefix(err.Error(), "ringflake: ")}
+			return 0, &ringflake.SyntaxError{Input: s, Offset: -1, Reason: strings.TrimPrefix(err.Error(), "encodings: ")}
 		}
 		id, err := e.Parse(text)
 		return id, about(s, len(name)+1, err)
