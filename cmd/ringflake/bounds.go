@@ -15,8 +15,10 @@ func bounds(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bounds", stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: ringflake bounds FROM TO [-layout LAYOUT] [-format FORMAT]\n\n"+
-			"Prints the smallest ID of FROM's tick and the largest of TO's tick (RFC 3339 times),\n"+
-			"one per line, for WHERE id BETWEEN lo AND hi.\n\n")
+			"Prints the smallest ID of FROM's tick and the largest of TO's tick, one per line,\n"+
+			"for WHERE id BETWEEN lo AND hi. FROM and TO are RFC 3339 times (2026-01-02T15:04:05Z)\n"+
+			"or dates (2026-01-02, in UTC): a date FROM is the start of its day, a date TO its end,\n"+
+			"so that bounds 2026-01-02 2026-01-02 covers the whole day.\n\n")
 		fs.PrintDefaults()
 	}
 	layoutFlag := fs.String("layout", "twitter", "layout of the IDs: a preset or key=value,... (see ringflake.ParseLayout)")
@@ -28,11 +30,11 @@ func bounds(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 2 {
 		return usagef("bounds needs FROM and TO, got %d arguments", len(pos))
 	}
-	from, err := parseTime("FROM", pos[0])
+	from, err := parseDayOrTime("FROM", pos[0], false)
 	if err != nil {
 		return err
 	}
-	to, err := parseTime("TO", pos[1])
+	to, err := parseDayOrTime("TO", pos[1], true)
 	if err != nil {
 		return err
 	}
@@ -53,6 +55,23 @@ func bounds(args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = fmt.Fprintf(stdout, "%s\n%s\n", enc.Format(lo), enc.Format(hi))
 	return err
+}
+
+// parseDayOrTime reads an RFC 3339 time, or a date in UTC: the start of
+// its day, or its last instant when end is set.
+func parseDayOrTime(what, s string, end bool) (time.Time, error) {
+	day, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return time.Time{}, badValuef("%s %q is neither an RFC 3339 time such as 2026-01-02T15:04:05Z nor a date such as 2026-01-02", what, s)
+		}
+		return t, nil
+	}
+	if end {
+		return day.AddDate(0, 0, 1).Add(-time.Nanosecond), nil
+	}
+	return day, nil
 }
 
 // parseTime reads an RFC 3339 time given as what (a flag or an argument).

@@ -129,7 +129,7 @@ func TestBoundsErrors(t *testing.T) {
 		want string
 	}{
 		{"one time", []string{"2026-01-01T00:00:00Z"}, 2, "bounds needs FROM and TO, got 1 arguments"},
-		{"bad time", []string{"2026-01-01", "2026-01-02T00:00:00Z"}, 2, `FROM "2026-01-01" is not an RFC 3339 time`},
+		{"bad time", []string{"2026-01-01 12:00", "2026-01-02T00:00:00Z"}, 2, `FROM "2026-01-01 12:00" is neither an RFC 3339 time`},
 		{"reversed", []string{"2026-01-02T00:00:00Z", "2026-01-01T00:00:00Z"}, 2, "TO 2026-01-01T00:00:00Z is before FROM"},
 		{"bad layout", []string{"-layout", "tweeter", "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"}, 2, `"tweeter"`},
 		{"before the epoch", []string{"-layout", "sonyflake-v2", "2020-01-01T00:00:00Z", "2024-01-01T00:00:00Z"}, 1, "before the layout's epoch"},
@@ -161,15 +161,15 @@ func TestMigrateCheck(t *testing.T) {
 			"order breaks at 2026-01-01T00:00:00Z: new IDs from then on can sort below old IDs issued before it",
 			"  first new ID  794354201395200000  2026-01-01T00:00:00Z, node 0, sequence 0",
 			"  last old ID   2006515713438646271  2025-12-31T23:59:59.999Z, node 1023, sequence 4095",
-			"  earliest cut-over that keeps the order: none before the new layout runs out (2089-09-06T15:47:35.551Z)",
-			"  new IDs pass the last old ID at 2035-02-27T22:17:05.343Z: stopping the old layout at 2026-01-01T00:00:00Z and starting the new one then keeps the order too",
+			"  switching at one instant (old until then, new from then on) keeps the order at no time before the new layout runs out (2089-09-06T15:47:35.551Z)",
+			"  or with a pause: stop the old layout at 2026-01-01T00:00:00Z and start the new one at 2035-02-27T22:17:05.343Z, when its IDs pass the last old ID; issue nothing in between",
 		}, err: "ringflake: order breaks at 2026-01-01T00:00:00Z: the first new ID 794354201395200000 is not above the last old ID 2006515713438646271\n"},
 		{name: "sonyflake to sonyflake-v2", from: "sonyflake", to: "sonyflake-v2", code: 1, want: []string{
 			"order breaks at 2026-01-01T00:00:00Z: new IDs from then on can sort below old IDs issued before it",
 			"  first new ID  52908628377600000  2026-01-01T00:00:00Z, node 0, sequence 0",
 			"  last old ID   600114305433599999  2025-12-31T23:59:59.99Z, node 65535, sequence 255",
-			"  earliest cut-over that keeps the order: none before the new layout runs out (2199-03-19T03:28:58.87Z)",
-			"  new IDs pass the last old ID at 2036-05-03T00:00:00Z: stopping the old layout at 2026-01-01T00:00:00Z and starting the new one then keeps the order too",
+			"  switching at one instant (old until then, new from then on) keeps the order at no time before the new layout runs out (2199-03-19T03:28:58.87Z)",
+			"  or with a pause: stop the old layout at 2026-01-01T00:00:00Z and start the new one at 2036-05-03T00:00:00Z, when its IDs pass the last old ID; issue nothing in between",
 		}, err: "ringflake: order breaks at 2026-01-01T00:00:00Z: the first new ID 52908628377600000 is not above the last old ID 600114305433599999\n"},
 		{name: "sonyflake to twitter", from: "sonyflake", to: "twitter", want: []string{
 			"ok: every new ID from 2026-01-01T00:00:00Z on sorts above every old ID before it",
@@ -178,8 +178,8 @@ func TestMigrateCheck(t *testing.T) {
 			// twitter's IDs grow 2.5 times as fast as sonyflake's (2^22 per ms
 			// against 2^24 per 10 ms): they catch up when (C-2026)·2^22 ms ≥
 			// (C-2014-09-01)·2^24/10 ms, after 0.6·(C-2014-09-01).
-			"  earliest cut-over that keeps the order: 2033-07-23T00:00:00Z",
-			"  new IDs pass the last old ID at 2030-07-15T00:00:00Z: stopping the old layout at 2026-01-01T00:00:00Z and starting the new one then keeps the order too",
+			"  switching at one instant (old until then, new from then on) keeps the order from 2033-07-23T00:00:00Z",
+			"  or with a pause: stop the old layout at 2026-01-01T00:00:00Z and start the new one at 2030-07-15T00:00:00Z, when its IDs pass the last old ID; issue nothing in between",
 		}, err: "ringflake: order breaks at 2026-01-01T00:00:00Z"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -247,4 +247,13 @@ func decodeParts(t *testing.T, line string) idtext.Parts {
 	var p idtext.Parts
 	require.NoError(t, json.Unmarshal([]byte(line), &p))
 	return p
+}
+
+// A date without a time is a whole day in UTC: FROM its start, TO its end.
+func TestBoundsTakesDates(t *testing.T) {
+	code, out, errOut := runCLI("bounds", "2026-01-02", "2026-01-02")
+	require.Equal(t, 0, code, errOut)
+	code, want, errOut := runCLI("bounds", "2026-01-02T00:00:00Z", "2026-01-02T23:59:59.999999999Z")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, want, out)
 }

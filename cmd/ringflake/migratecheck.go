@@ -81,13 +81,13 @@ func writeMigration(w io.Writer, m layoutplan.Migration) error {
 		return nil
 	}
 	if m.Cutover.IsZero() {
-		fmt.Fprintf(w, "  earliest cut-over that keeps the order: none before the new layout runs out (%s)\n", stamp(m.To.Last()))
+		fmt.Fprintf(w, "  switching at one instant (old until then, new from then on) keeps the order at no time before the new layout runs out (%s)\n", stamp(m.To.Last()))
 	} else {
-		fmt.Fprintf(w, "  earliest cut-over that keeps the order: %s\n", stamp(m.Cutover))
+		fmt.Fprintf(w, "  switching at one instant (old until then, new from then on) keeps the order from %s\n", stamp(m.Cutover))
 	}
 	if !m.CatchUp.IsZero() {
-		fmt.Fprintf(w, "  new IDs pass the last old ID at %s: stopping the old layout at %s and starting the new one then keeps the order too\n",
-			stamp(m.CatchUp), at)
+		fmt.Fprintf(w, "  or with a pause: stop the old layout at %s and start the new one at %s, when its IDs pass the last old ID; issue nothing in between\n",
+			at, stamp(m.CatchUp))
 	}
 	return fmt.Errorf("order breaks at %s: the first new ID %d is not above the last old ID %d", at, m.First, m.Last)
 }
