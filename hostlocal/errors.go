@@ -56,12 +56,22 @@ type NodeError struct {
 	Dir   string // the lock directory
 	Node  int64  // the id asked for, or -1 for any
 	Nodes int64  // how many node ids the layout has
+	// PID is the process that holds the id asked for, where the system
+	// tells (Linux lists flock holders in /proc/locks); 0 if unknown.
+	PID int
 }
 
 func (e *NodeError) Error() string {
 	if e.Node >= 0 {
-		return fmt.Sprintf("%v: node %d is held by another process of this host, or another Node of this one (lock file %s)",
-			ringflake.ErrNodeUnavailable, e.Node, nodeFile(e.Dir, e.Node))
+		holder := "another process of this host, or another Node of this one"
+		switch {
+		case e.PID == os.Getpid():
+			holder = "another Node of this process"
+		case e.PID > 0:
+			holder = "process " + strconv.Itoa(e.PID) + " of this host"
+		}
+		return fmt.Sprintf("%v: node %d is held by %s (lock file %s)",
+			ringflake.ErrNodeUnavailable, e.Node, holder, nodeFile(e.Dir, e.Node))
 	}
 	ids := fmt.Sprintf("all %d node ids of the layout are", e.Nodes)
 	if e.Nodes == 1 {

@@ -179,7 +179,7 @@ func (n *Node) take(ctx context.Context, l ringflake.Layout, want int64) (int64,
 		return 0, err
 	}
 	if want >= 0 {
-		return 0, &NodeError{Dir: n.dir, Node: want, Nodes: l.MaxNode() + 1}
+		return 0, &NodeError{Dir: n.dir, Node: want, Nodes: l.MaxNode() + 1, PID: lockHolder(nodeFile(n.dir, want))}
 	}
 	return 0, &NodeError{Dir: n.dir, Node: -1, Nodes: l.MaxNode() + 1}
 }

@@ -175,6 +175,10 @@ func TestLocalNodeFreedWhenTheHolderIsKilled(t *testing.T) {
 	assert.NotEqual(t, theirs, id, "another process's id")
 	var held *hostlocal.NodeError
 	require.ErrorAs(t, hostlocal.NewNode(dir).Claim(ctx, tw, theirs), &held)
+	assert.Equal(t, theirs, held.Node)
+	if runtime.GOOS == "linux" {
+		assert.Equal(t, h.pid(), held.PID, "the error names the holder's pid (from /proc/locks)")
+	}
 
 	h.kill(t)
 	after := hostlocal.NewNode(dir)

@@ -23,7 +23,20 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
+	// The host-local node locks of this run's processes, apart from those
+	// of every other program of the host (and of other test runs).
+	nodes, err := os.MkdirTemp("", "ringflake-nodes-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := os.Chmod(nodes, 0o777|os.ModeSticky); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv(nodeDirEnv, nodes)
 	code := m.Run()
+	os.RemoveAll(nodes)
 	if built.dir != "" {
 		if err := os.RemoveAll(built.dir); err != nil {
 			fmt.Fprintln(os.Stderr, err)

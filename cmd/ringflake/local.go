@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 
 	"github.com/ringflake/ringflake"
@@ -24,7 +25,7 @@ func isLocal(spec string) bool { return spec == "local" || strings.HasPrefix(spe
 func localNode(ctx context.Context, spec string, l ringflake.Layout, want int64) (node, error) {
 	dir, named := strings.CutPrefix(spec, "local:")
 	if !named {
-		dir = ""
+		dir = os.Getenv(nodeDirEnv)
 	} else if dir == "" {
 		return node{}, badValuef("-node %q: no directory after local:", spec)
 	}

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,9 +27,10 @@ import (
 )
 
 const nodeHelp = `node id: local[:DIR] (the lowest id no other process of this host holds,
-locked in DIR, default ` + hostlocal.DefaultDir + `), N, env:VAR (decimal id in
-$VAR), ordinal[:HOST] (StatefulSet ordinal at the end of HOST, NAME-N; default
-this host's name), or a lease:
+locked in DIR, default $RINGFLAKE_NODE_DIR or ` + hostlocal.DefaultDir + `), N, env:VAR
+(decimal id in $VAR), ordinal[:HOST] (StatefulSet ordinal at the end of HOST,
+NAME-N; default this host's name) — a configured id is locked on this host
+too, so a second process with it fails at start —, or a lease:
 redis://[USER:PASS@]HOST[:PORT][/DB][?prefix=P&ttl=10s&maxlead=1s] (rediss://
 for TLS) or etcd://HOST:PORT[,HOST:PORT...][?prefix=P&ttl=10s&maxlead=1s].
 maxlead is the longest any process of the prefix may run ahead of its clock
@@ -123,10 +125,47 @@ func resolveNode(ctx context.Context, f nodeFlags, l ringflake.Layout) (node, er
 		}
 	}
 	id, err := configuredNode(ctx, f.node, l)
-	if err != nil || guard == nil {
-		return node{id: id}, err
+	if err != nil {
+		return node{}, err
 	}
-	return guard.take(ctx, l, id)
+	unhold, err := holdOnHost(ctx, l, id)
+	if err != nil {
+		return node{}, err
+	}
+	if guard == nil {
+		return node{id: id, release: unhold}, nil
+	}
+	n, err := guard.take(ctx, l, id)
+	if err != nil {
+		return node{}, errors.Join(err, unhold(ctx))
+	}
+	release := n.release
+	n.release = func(ctx context.Context) error { return errors.Join(release(ctx), unhold(ctx)) }
+	return n, nil
+}
+
+// nodeDirEnv names the environment variable that sets the directory of
+// the host-local node locks, for -node local and configured ids alike
+// (hostlocal.DefaultDir when unset).
+const nodeDirEnv = "RINGFLAKE_NODE_DIR"
+
+// holdOnHost takes the host-local lock of the configured node id of
+// layout l, in $RINGFLAKE_NODE_DIR or hostlocal.DefaultDir — the locks
+// -node local takes — so that a second process of this host with the same
+// id fails at start, naming the first one's pid, instead of issuing the
+// same IDs. It returns how to give the lock back.
+func holdOnHost(ctx context.Context, l ringflake.Layout, id int64) (func(context.Context) error, error) {
+	src := hostlocal.NewNode(os.Getenv(nodeDirEnv))
+	ctx, cancel := context.WithTimeout(ctx, acquireTimeout)
+	defer cancel()
+	if err := src.Claim(ctx, l, id); err != nil {
+		var held *hostlocal.NodeError
+		if errors.As(err, &held) {
+			return nil, fmt.Errorf("node %d is in use on this host: %w", id, err)
+		}
+		return nil, fmt.Errorf("node %d: the host-local lock (set %s to another directory, or use -node local): %w", id, nodeDirEnv, err)
+	}
+	return func(context.Context) error { return src.Close() }, nil
 }
 
 // configuredNode returns the node id a configured -node value gives for l.

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -287,4 +288,35 @@ func TestGenGuard(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A configured node id is locked on the host as -node local's are: with
+// one process issuing on node 3, a second one with -node 3 fails at start
+// with one line naming the first one's pid; another id, or the first one
+// gone, starts.
+func TestGenConfiguredIDIsHeldOnTheHost(t *testing.T) {
+	first, _ := startIssuing(t, "-node", "3")
+	code, out, errOut := runCLI("gen", "-node", "3", "-n", "2")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out, "no ID issued")
+	assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %s", errOut)
+	assert.Contains(t, errOut, "process "+strconv.Itoa(first.cmd.Process.Pid))
+	t.Setenv("RINGFLAKE_CLI_TEST_NODE", "3")
+	code, _, _ = runCLI("gen", "-node", "env:RINGFLAKE_CLI_TEST_NODE", "-n", "1")
+	assert.Equal(t, 1, code, "an id from the environment is held the same way")
+	genIDs(t, "-n", "1", "-node", "4")
+	first.kill(t)
+	genIDs(t, "-n", "1", "-node", "3") // free once it is dead
+}
+
+// The issue's case: `serve -node 3` runs, and `gen -node 3` on the same
+// host fails at start with one line naming the server's pid.
+func TestGenBesideAServerOnTheSameID(t *testing.T) {
+	srv := startServe(t, "-node", "3")
+	code, out, errOut := runCLI("gen", "-node", "3", "-n", "2")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out, "no ID issued")
+	assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %s", errOut)
+	assert.Contains(t, errOut, "process "+strconv.Itoa(srv.cmd.Process.Pid))
+	srv.terminate()
 }
