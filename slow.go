@@ -175,7 +175,7 @@ func (g *Generator) atClock(ctx context.Context, c *call) (out run, again bool, 
 		return run{}, waited, err
 	}
 	if c.place == nil && l.length.Load() == 0 {
-		if v, n := g.ring.takeRunAt(c.now, c.want); n > 0 {
+		if v, n := g.ring.takeRunAt(c.now, c.want, g.hardTick()); n > 0 {
 			g.raise(c.now)
 			return run{v, n}, false, nil
 		}
@@ -272,7 +272,7 @@ func (g *Generator) ask(ctx context.Context, c *call, s strategies.Situation) (r
 // the ring has there, up to the saved high-water mark; when the mark is in
 // the way it waits for a later one.
 func (g *Generator) issue(ctx context.Context, c *call, from, limit int64) (run, error) {
-	v, n := g.ring.take(from, min(limit, g.hardTick()), c.want, c.newest)
+	v, n := g.ring.take(from, limit, c.want, c.newest, g.hardTick())
 	for n == 0 && g.mark != nil && min(limit, g.last) > g.hardTick() {
 		// The saved mark is in the way: wait for a later one.
 		if _, err := g.prepare(ctx, g.hardTick()+1); err != nil {
@@ -281,7 +281,7 @@ func (g *Generator) issue(ctx context.Context, c *call, from, limit int64) (run,
 		if g.lease != nil && !g.lease.Held() {
 			return run{}, fmt.Errorf("%w: node %d", ErrLeaseLost, g.node)
 		}
-		v, n = g.ring.take(from, min(limit, g.hardTick()), c.want, c.newest)
+		v, n = g.ring.take(from, limit, c.want, c.newest, g.hardTick())
 	}
 	if n == 0 {
 		return run{}, nil
