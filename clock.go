@@ -31,8 +31,9 @@ type MonotonicClock interface {
 
 // systemClock is the default clock: time.Now for the wall clock and the
 // monotonic reading Go carries in time.Time for Monotonic. Its After is
-// time.After; a generator on it waits with [sleepPrecise] instead for
-// waits of at most [preciseWait].
+// time.After; a generator on it waits in its [waitq] instead (see
+// [Generator.sleep]) for waits of at most [preciseWait] on systems where
+// threads sleep in the kernel ([kernelSleep]).
 type systemClock struct{ start time.Time }
 
 func (c systemClock) Now() time.Time                         { return time.Now() }

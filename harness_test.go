@@ -410,3 +410,19 @@ func (p *process) crash() {
 }
 
 var errCrashed = errors.New("the process crashed")
+
+// The harness's promises are written by hand, from the strategies' doc
+// comments, so that they check the generator independently of the code
+// that states them; they must still say what strategies.PromiseOf says,
+// or the two oracles — these tests and the replays, which use PromiseOf —
+// would drift apart.
+func TestStrategyCasesMatchPromiseOf(t *testing.T) {
+	for _, sc := range strategyCases {
+		s, err := strategies.Parse(sc.name)
+		require.NoError(t, err)
+		p, ok := strategies.PromiseOf(s)
+		require.True(t, ok, "%s states no promise", sc.name)
+		want := strategies.Promise{Monotonic: sc.monotonic, MaxStall: sc.maxStall, MaxLead: sc.maxLead, Reuses: sc.ring}
+		require.Equal(t, want, p, "%s: the harness's promise and strategies.PromiseOf differ", sc.name)
+	}
+}
