@@ -293,6 +293,12 @@ func (c *checker) call(ids []ringflake.ID, do func() (int, error)) error {
 					c.t.Fatalf("%s: rollback amount %v, the clock reads %v behind the newest ID", c.sc.name, re.Behind, want)
 				}
 			}
+		case errors.Is(err, ringflake.ErrClockFrozen):
+			var fe *strategies.FrozenError
+			c.errs["frozen"]++
+			if !errors.As(err, &fe) || fe.Behind <= 0 || errors.Is(err, ringflake.ErrClockRollback) {
+				c.t.Fatalf("%s: frozen-clock error %v: want a *FrozenError with a positive amount, not a rollback", c.sc.name, err)
+			}
 		case errors.Is(err, ringflake.ErrLayoutExpired):
 			c.errs["expired"]++
 		default:
