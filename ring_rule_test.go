@@ -214,3 +214,16 @@ func TestRingTakesStayAtOrBelowTheCeiling(t *testing.T) {
 	_, n := r.takeRunAt(-1, 1, math.MaxInt64)
 	require.Zero(t, n, "tick -1")
 }
+
+// BenchmarkRingTakeOne measures the take of one ID at the clock's tick,
+// the path every Next takes: the general primitive with want 1 (a
+// specialised single-ID take was measured against it and did not pay).
+func BenchmarkRingTakeOne(b *testing.B) {
+	r := newTestRing(22)
+	t := int64(1000)
+	for b.Loop() {
+		if _, n := r.takeRunAt(t, 1, math.MaxInt64); n == 0 {
+			t++
+		}
+	}
+}
