@@ -119,7 +119,7 @@ func TestStepBackIsStillARollback(t *testing.T) {
 // The wait of TestStepDuringTickWaitIsARollback on a clock that stands
 // still instead of stepping back: a frozen clock, not a rollback.
 func TestTickWaitOnAStillClockIsAFreeze(t *testing.T) {
-	layout := mustLayout(t, "twitter,node=18,seq=4") // 16 a tick
+	layout := testLayout(t, "twitter,node=18,seq=4") // 16 a tick
 	for _, mode := range clockModes(layout.Unit()) {
 		t.Run(mode.name, func(t *testing.T) {
 			clk := simclock.New(start)

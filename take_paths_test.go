@@ -49,7 +49,7 @@ func (c *collector) add(ids ...ringflake.ID) {
 // takes, runs, the line, and walks (the ring reusing, the logical strategy
 // borrowing, the lane) all take from one ring at once.
 func TestTakePathsTogetherNeverIssueTwice(t *testing.T) {
-	layout := mustLayout(t, "twitter,node=16,seq=6")
+	layout := testLayout(t, "twitter,node=16,seq=6")
 	for _, tc := range []struct {
 		strategy string
 		borrows  bool // the logical strategy walks ahead when a tick is full; otherwise callers wait in line
@@ -65,6 +65,16 @@ func TestTakePathsTogetherNeverIssueTwice(t *testing.T) {
 	}
 }
 
+// testLayout parses a layout a test needs.
+func testLayout(t *testing.T, s string) ringflake.Layout {
+	t.Helper()
+	l, err := ringflake.ParseLayout(s)
+	require.NoError(t, err)
+	return l
+}
+
+// mixTakePaths is TestTakePathsTogetherNeverIssueTwice for one strategy
+// and clock mode.
 func mixTakePaths(t *testing.T, layout ringflake.Layout, strategy string, borrows bool, mode clockMode) {
 	clk := simclock.New(start)
 	s, err := strategies.Parse(strategy)
@@ -189,7 +199,7 @@ func (s *ceilingStore) breakDown(err error) ringflake.Mark {
 // may carry a tick above it, and the calls that would need a later mark
 // fail with ErrMarkNotSaved instead.
 func TestEveryTakePathStopsAtTheSavedMark(t *testing.T) {
-	layout := mustLayout(t, "twitter,node=18,seq=4") // 16 IDs a tick: ticks fill, callers wait in line
+	layout := testLayout(t, "twitter,node=18,seq=4") // 16 IDs a tick: ticks fill, callers wait in line
 	broken := errors.New("disk full")
 	for _, tc := range []struct {
 		name     string
