@@ -31,8 +31,9 @@ type MonotonicClock interface {
 
 // systemClock is the default clock: time.Now for the wall clock and the
 // monotonic reading Go carries in time.Time for Monotonic. Its After is
-// time.After; a generator on it waits with [sleepPrecise] instead for
-// waits of at most [preciseWait].
+// time.After; a generator on it waits in its [waitq] instead (see
+// [Generator.sleep]) for waits of at most [preciseWait] on systems where
+// threads sleep in the kernel ([kernelSleep]).
 type systemClock struct{ start time.Time }
 
 func (c systemClock) Now() time.Time                         { return time.Now() }
@@ -81,11 +82,18 @@ type timeSource struct {
 	epoch  time.Time
 	unit   int64 // nanoseconds per tick
 	offset atomic.Int64
-	synced atomic.Int64  // tick of the last re-sync
-	window atomic.Int64  // how long the wall read of the last re-sync took, in monotonic time
-	last   atomic.Int64  // without a monotonic clock: the previous reading
-	stats  *counters     // where rollbacks seen are counted
-	newest *atomic.Int64 // the generator's newest tick, to tell whether a step left the clock behind it
+	synced atomic.Int64 // tick of the last re-sync
+	window atomic.Int64 // how long the wall read of the last re-sync took, in monotonic time
+	last   atomic.Int64 // without a monotonic clock: the previous reading
+	wall   atomic.Int64 // the wall reading of the last re-sync
+	// freezes counts the times the wall clock was seen to stand still
+	// while the monotonic clock ran on (a re-sync found it where the
+	// previous one had left it, a tick or more of monotonic time later);
+	// frozen is set while it stands still, so that one freeze counts once.
+	freezes atomic.Uint64
+	frozen  atomic.Bool
+	stats   *counters     // where rollbacks seen are counted
+	newest  *atomic.Int64 // the generator's newest tick, to tell whether a step left the clock behind it
 }
 
 // init sets the source up on c, whose wall clock read now when New
@@ -104,6 +112,7 @@ func (s *timeSource) init(c Clock, now time.Time, epoch time.Time, unit time.Dur
 		return
 	}
 	s.offset.Store(e - s.monotonic())
+	s.wall.Store(e)
 	s.synced.Store(floorDiv(e, s.unit))
 }
 
@@ -155,12 +164,34 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 	// back since the last re-sync. The offset is e-m, so an estimate runs
 	// ahead by up to the time the wall read took; count a step only when
 	// it is larger than that and crosses into an earlier tick than the
-	// estimate's.
-	prev, prevW := s.offset.Swap(e-m), s.window.Swap(w)
+	// estimate's. A wall clock that reads exactly what it read at the
+	// last re-sync did not step back: it stood still (a freeze), and
+	// counts as one. (A freeze that began after the last re-sync, when
+	// the wall had moved on a little, still counts once as a step back of
+	// less than a tick: from two readings the two cannot be told apart.)
+	prev, prevW, prevWall := s.offset.Swap(e-m), s.window.Swap(w), s.wall.Swap(e)
 	est := m + prev
 	if back := est - e; back > max(w, prevW) && floorDiv(est, s.unit) > tick {
-		s.stats.seeRollback(back, tick < s.newest.Load())
+		if e != prevWall {
+			s.stats.seeRollback(back, tick < s.newest.Load())
+		} else if !s.frozen.Swap(true) {
+			s.freezes.Add(1)
+		}
+	}
+	if e != prevWall && s.frozen.Load() {
+		s.frozen.Store(false)
 	}
 	s.synced.Store(tick)
 	return e, tick
+}
+
+// stoodStill reports whether the clock stood still between the reading
+// before a wait and e, the reading after it: a wall reading that equals
+// the one before, or — with a MonotonicClock, whose reading after the
+// wait may be an estimate — a wall clock that the last re-sync found
+// where the one before had left it. A clock that moved at all, backwards
+// or forwards by less than the wait, did not stand still: from the
+// readings alone that is a step back.
+func (s *timeSource) stoodStill(e, before int64) bool {
+	return e == before || (s.mono != nil && s.frozen.Load())
 }

@@ -26,17 +26,20 @@ func (g *Generator) fast() (id ID, ok bool, r reading) {
 	// rollback.
 	r.newest = g.newest.Load()
 	r.e, r.now = g.src.readTick()
-	h := g.horizon.Load()
-	if r.now > h || r.now < 0 || (g.lease != nil && !g.lease.Held()) {
+	h := g.horizon.Load() // the ceiling of the fast path's takes
+	if g.lease != nil && !g.lease.Held() {
 		return 0, false, r
 	}
 	if r.now >= r.newest {
-		if v, ok := g.ring.takeAt(r.now); ok {
+		if v, n := g.ring.takeRunAt(r.now, 1, h); n > 0 {
 			if r.now > r.newest {
 				g.raise(r.now)
 			}
 			return g.id(v), true, r
 		}
+	}
+	if r.now > h || r.now < 0 {
+		return 0, false, r // past the horizon the slow path saves the next mark
 	}
 	if v, n := g.fromLane(r, h, 1); n > 0 {
 		return g.id(v), true, r
@@ -51,16 +54,19 @@ func (g *Generator) fastRun(want uint64) (run, reading) {
 	r.newest = g.newest.Load()
 	r.e, r.now = g.src.readTick()
 	h := g.horizon.Load()
-	if r.now > h || r.now < 0 || (g.lease != nil && !g.lease.Held()) {
+	if g.lease != nil && !g.lease.Held() {
 		return run{}, r
 	}
 	if r.now >= r.newest {
-		if v, n := g.ring.takeRunAt(r.now, want); n > 0 {
+		if v, n := g.ring.takeRunAt(r.now, want, h); n > 0 {
 			if r.now > r.newest {
 				g.raise(r.now)
 			}
 			return run{v, n}, r
 		}
+	}
+	if r.now > h || r.now < 0 {
+		return run{}, r
 	}
 	v, n := g.fromLane(r, h, want)
 	return run{v, n}, r
@@ -69,22 +75,21 @@ func (g *Generator) fastRun(want uint64) (run, reading) {
 // fromLane takes up to want pairs from the range the first strategy chose
 // in the situation r, if the lane remembers one: during a rollback or
 // while borrowing, only the first call of each situation asks the
-// strategy. h is the horizon the caller loaded.
+// strategy. h is the horizon the caller loaded: the ceiling of its takes.
 func (g *Generator) fromLane(r reading, h int64, want uint64) (uint64, uint64) {
 	from, limit, ok := g.lane.get(r.now, r.newest)
 	if !ok {
 		return 0, 0
 	}
-	limit = min(limit, h)
 	if from == r.newest && from <= limit {
 		// Counting on at the newest tick (the logical strategy
 		// borrowing): while it has room, nothing moves and nothing is
 		// counted.
-		if v, n := g.ring.takeRunAt(from, want); n > 0 {
+		if v, n := g.ring.takeRunAt(from, want, h); n > 0 {
 			return v, n
 		}
 	}
-	v, n := g.ring.take(from, limit, want, r.newest)
+	v, n := g.ring.take(from, limit, want, r.newest, h)
 	if n > 0 {
 		g.issuedBy(g.ring.tick(v), r.now, r.newest)
 	}

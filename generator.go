@@ -14,7 +14,17 @@ import (
 )
 
 // A Generator issues IDs for one node. It is safe for concurrent use by
-// multiple goroutines; calls never allocate on the way to an ID.
+// multiple goroutines.
+//
+// A call that does not wait allocates nothing: the ordinary ID, a batch of
+// [Generator.NextN], a rollback the ring absorbs, time the logical
+// strategy borrows. A call that waits — for the next tick when a tick's
+// sequence is used up, or because its strategy asks — allocates what its
+// clock's After allocates (time.After: a timer and its channel): every
+// wait on a clock given with [WithClock], and on the system clock the
+// waits longer than 10 ms, or any wait on systems other than Linux. The
+// shorter waits on the system clock on Linux wait in the generator's own
+// queue, which reuses its waiters. A call that fails allocates its error.
 //
 // Every ID comes from the generator's ring (256 slots, one per tick
 // residue) through an atomic compare-and-swap that only moves a slot
@@ -86,9 +96,13 @@ type Generator struct {
 // run's first mark before it returns.
 //
 // Errors:
-//   - [ErrInvalidOption]: a nil clock, store or lease, a lease for another
-//     node, a [MarkStore] given with a lease that keeps the mark itself, a
-//     mark interval shorter than two ticks.
+//   - [ErrInvalidOption]: a nil Option, clock, store, lease, rollback hook
+//     or logger; a negative [WithSequenceOffset] or [WithExistingID]; a
+//     mark interval shorter than two ticks; a lease for another node; a
+//     [MarkStore] given with a lease that keeps the mark itself; with a
+//     lease that bounds how far IDs may lead the clock (a MaxLead method),
+//     a strategy whose [strategies.Promise] leads further, or that states
+//     no promise.
 //   - [ErrInvalidLayout]: the zero Layout.
 //   - [ErrNodeOutOfRange]: node does not fit the layout.
 //   - [ErrInvalidStrategy]: the strategy does not fit the layout.
@@ -193,9 +207,6 @@ func (g *Generator) Layout() Layout { return g.layout }
 
 // Node returns the generator's node id.
 func (g *Generator) Node() int64 { return g.node }
-
-// Strategy returns the generator's strategy.
-func (g *Generator) Strategy() strategies.Strategy { return g.strategy }
 
 // Next returns a new ID. It is NextContext with [context.Background]: a
 // wait the strategy asks for cannot be interrupted.

@@ -60,7 +60,6 @@ func TestNextComposesFromClock(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, node, g.Node())
 	assert.Equal(t, l, g.Layout())
-	assert.Equal(t, "ring,wait:5ms,error", g.Strategy().String())
 
 	for seq := int64(0); seq < 3; seq++ {
 		id, err := g.Next()
@@ -184,35 +183,87 @@ func TestBenbjohnsonClocks(t *testing.T) {
 	assert.Greater(t, b, a)
 }
 
-func TestDefaultClockIssuesIncreasingIDs(t *testing.T) {
+// On the system clock (the default), IDs are unique and carry the wall
+// clock's time. That they increase is not checked here: the default
+// strategy reuses the ring's room when the host's clock steps back (an NTP
+// correction may come at any moment), and IDs issued then are out of
+// order by design; TestDefaultStrategyIssuesIncreasingIDs checks the order
+// on a simulated clock that does not step.
+func TestDefaultClockIssuesUniqueIDs(t *testing.T) {
 	g, err := ringflake.New(1)
+	require.NoError(t, err)
+	seen := make(map[ringflake.ID]bool, 10001)
+	var last ringflake.ID
+	for range 10001 {
+		id, err := g.Next()
+		require.NoError(t, err)
+		require.False(t, seen[id], "ID %d issued twice", id)
+		seen[id], last = true, id
+	}
+	assert.WithinDuration(t, time.Now(), last.Time(g.Layout()), time.Minute, "IDs carry the wall clock's time")
+	require.NoError(t, g.Close(context.Background()))
+}
+
+// With the default strategy, on a clock that does not step back, IDs
+// increase — across ticks, used-up ticks and waits for the next tick.
+func TestDefaultStrategyIssuesIncreasingIDs(t *testing.T) {
+	clk := simclock.New(start)
+	g, err := ringflake.New(1, ringflake.WithClock(clk))
 	require.NoError(t, err)
 	prev, err := g.Next()
 	require.NoError(t, err)
-	for range 10000 {
+	for i := range 20000 {
+		if i%3000 == 0 {
+			clk.Add(700 * time.Microsecond)
+		}
 		id, err := g.Next()
 		require.NoError(t, err)
 		require.Greater(t, id, prev)
 		prev = id
 	}
-	assert.WithinDuration(t, time.Now(), prev.Time(g.Layout()), time.Minute, "IDs carry the wall clock's time")
+	assert.Positive(t, g.Stats().TickWaits, "some calls waited for the next tick")
 }
 
-// Every strategy issues IDs without allocating, on the normal path, across
-// used-up ticks and during a rollback. Allocations are counted exactly, not
-// averaged: one allocation per tick would show.
+// Every strategy issues IDs without allocating on every path that does
+// not wait: the normal path, the next tick taken when the clock has moved
+// on, a rollback the ring absorbs or the logical strategy borrows across.
+// A call that waits allocates what its clock's After allocates — here
+// simclock's channel — and nothing else; a failing call allocates its
+// error. Allocations are counted exactly, not averaged: one allocation per
+// tick would show.
 func TestNextDoesNotAllocate(t *testing.T) {
+	ref := simclock.New(start)
+	perAfter := mallocs(100, func() { <-ref.After(0) }) / 100
 	for _, sc := range strategyCases {
 		t.Run(sc.name, func(t *testing.T) {
 			s, err := strategies.Parse(sc.name)
 			require.NoError(t, err)
 			clk := simclock.New(start)
-			g, err := ringflake.New(1, ringflake.WithClock(fixedAfter{clk}), ringflake.WithStrategy(s))
+			clk.Add(time.Millisecond / 2)
+			g, err := ringflake.New(1, ringflake.WithClock(clk), ringflake.WithStrategy(s))
 			require.NoError(t, err)
-			// Three ticks' worth: the calls past each tick's 4096 wait for
-			// the next tick (or borrow it).
-			assert.Zero(t, mallocs(3*4096, func() { _, err = g.Next() }), "normal path")
+
+			// No waits: the clock moves on after each tick's 4096 IDs.
+			calls := 0
+			assert.Zero(t, mallocs(3*4096, func() {
+				_, err = g.Next()
+				if calls++; calls%4096 == 0 {
+					clk.Add(time.Millisecond)
+				}
+			}), "normal path")
 			require.NoError(t, err)
+			require.Zero(t, g.Stats().TickWaits+g.Stats().Waits, "nothing waited")
+
+			// Waits: the clock stands still and the calls past each
+			// tick's 4096 wait for the next tick (the logical strategy
+			// borrows it instead, and waits only at its lead): each wait
+			// goes through After, which allocates, and nothing else does.
+			allocs, waits := mallocsAndWaits(g, perAfter, 3*4096, func() { _, err = g.Next() })
+			require.NoError(t, err)
+			if sc.maxLead == 0 {
+				assert.Positive(t, waits, "calls waited for the next tick")
+			}
+			assert.Equal(t, waits*perAfter, allocs, "%d waits, %d allocations by After each", waits, perAfter)
 
 			clk.Add(10 * time.Millisecond)
 			_, err = g.Next()
@@ -220,7 +271,7 @@ func TestNextDoesNotAllocate(t *testing.T) {
 			clk.Step(-3 * time.Millisecond)
 			clk.Add(time.Millisecond) // the generator sees the step at the next tick
 			failed, other := 0, 0
-			n := mallocs(1000, func() {
+			allocs, waits = mallocsAndWaits(g, perAfter, 1000, func() {
 				switch _, err := g.Next(); {
 				case errors.Is(err, ringflake.ErrClockRollback):
 					failed++
@@ -230,14 +281,38 @@ func TestNextDoesNotAllocate(t *testing.T) {
 			})
 			require.Zero(t, other)
 			if sc.name == "error" {
-				assert.Equal(t, 3000, failed)
-				assert.Equal(t, uint64(1000), n, "failing calls allocate their *RollbackError, nothing else")
+				assert.Equal(t, 3000, failed, "three rounds of 1000")
+				assert.Equal(t, uint64(1000), allocs, "failing calls allocate their *RollbackError, nothing else")
 				return
 			}
 			assert.Zero(t, failed)
-			assert.Zero(t, n, "rollback path")
+			assert.Equal(t, waits*perAfter, allocs, "rollback path: %d waits (wait:5ms waits once for the clock)", waits)
 		})
 	}
+}
+
+// mallocsAndWaits is mallocs for calls of g that may wait: it returns the
+// allocations of the round that allocated fewest beyond perWait for each
+// of its waits, and how many waits (for a tick, for a strategy) that round
+// made.
+func mallocsAndWaits(g *ringflake.Generator, perWait uint64, n int, f func()) (allocs, waits uint64) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	best := int64(math.MaxInt64)
+	for range 3 {
+		var before, after runtime.MemStats
+		sb := g.Stats()
+		runtime.ReadMemStats(&before)
+		for range n {
+			f()
+		}
+		runtime.ReadMemStats(&after)
+		sa := g.Stats()
+		a, w := after.Mallocs-before.Mallocs, sa.TickWaits+sa.Waits-sb.TickWaits-sb.Waits
+		if extra := int64(a) - int64(w*perWait); extra < best {
+			best, allocs, waits = extra, a, w
+		}
+	}
+	return allocs, waits
 }
 
 // mallocs returns how many heap allocations n calls of f make, counted
@@ -261,9 +336,10 @@ func mallocs(n int, f func()) uint64 {
 }
 
 // fixedAfter is a simulated clock whose waits allocate nothing:
-// simclock's After makes a channel per wait, which is the test clock's
-// cost, not the generator's. After lets d pass and returns a closed
-// channel.
+// simclock's After makes a channel per wait, and so does time.After. With
+// it a test counts the generator's own allocations apart from its clock's
+// (TestNextDoesNotAllocate counts both). After lets d pass and returns a
+// closed channel.
 type fixedAfter struct{ *simclock.Clock }
 
 var closedChan = func() chan time.Time {

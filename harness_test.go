@@ -293,6 +293,12 @@ func (c *checker) call(ids []ringflake.ID, do func() (int, error)) error {
 					c.t.Fatalf("%s: rollback amount %v, the clock reads %v behind the newest ID", c.sc.name, re.Behind, want)
 				}
 			}
+		case errors.Is(err, ringflake.ErrClockFrozen):
+			var fe *strategies.FrozenError
+			c.errs["frozen"]++
+			if !errors.As(err, &fe) || fe.Behind <= 0 || errors.Is(err, ringflake.ErrClockRollback) {
+				c.t.Fatalf("%s: frozen-clock error %v: want a *FrozenError with a positive amount, not a rollback", c.sc.name, err)
+			}
 		case errors.Is(err, ringflake.ErrLayoutExpired):
 			c.errs["expired"]++
 		default:
@@ -410,3 +416,19 @@ func (p *process) crash() {
 }
 
 var errCrashed = errors.New("the process crashed")
+
+// The harness's promises are written by hand, from the strategies' doc
+// comments, so that they check the generator independently of the code
+// that states them; they must still say what strategies.PromiseOf says,
+// or the two oracles — these tests and the replays, which use PromiseOf —
+// would drift apart.
+func TestStrategyCasesMatchPromiseOf(t *testing.T) {
+	for _, sc := range strategyCases {
+		s, err := strategies.Parse(sc.name)
+		require.NoError(t, err)
+		p, ok := strategies.PromiseOf(s)
+		require.True(t, ok, "%s states no promise", sc.name)
+		want := strategies.Promise{Monotonic: sc.monotonic, MaxStall: sc.maxStall, MaxLead: sc.maxLead, Reuses: sc.ring}
+		require.Equal(t, want, p, "%s: the harness's promise and strategies.PromiseOf differ", sc.name)
+	}
+}

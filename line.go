@@ -125,7 +125,7 @@ func (g *Generator) serve(now int64) {
 		if p.target > now {
 			break // in order: those behind it wait too
 		}
-		v, n := g.ring.takeRunAt(now, p.want)
+		v, n := g.ring.takeRunAt(now, p.want, g.hardTick())
 		if n == 0 {
 			// Tick now is full: project the line again from the next.
 			l.tailTick, l.tailRoom = now+1, l.perTick

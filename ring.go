@@ -12,18 +12,33 @@ const (
 	ringMask = ringSize - 1
 )
 
-// ring is the generator's whole issuing state. Slot t mod 256 holds the
+// ring holds the pairs a generator has issued. Slot t mod 256 holds the
 // greatest (tick, sequence) pair ever issued at a tick with that residue,
 // packed as (tick+1)<<seqBits | sequence so that the zero value means
-// "nothing issued" and packed values order like the pairs.
+// "nothing issued" and packed values order like the pairs. It is the
+// issuing state; the generator keeps the rest (the newest tick, the saved
+// high-water mark, the line of waiting callers, the lane).
 //
-// Every ID is issued by a take, which reads a slot and compare-and-swaps it
-// to a greater value, and the issued pairs are those between the slot's
-// old value and its new one. Slot values only grow, and all pairs of a
-// slot share its residue, so no pair is ever issued twice, whatever the
-// clock does and however many goroutines call. This is the invariant
-// everything else rests on; the strategies only choose which ticks a take
-// may look at.
+// Two invariants make an ID unique, and each is enforced in one place,
+// claim, the only code that moves a slot forward to issue:
+//
+//  1. No pair twice within a run. A take reads a slot and
+//     compare-and-swaps it to a greater value, and the pairs it issues are
+//     those between the slot's old value and its new one. Slot values only
+//     grow, and all pairs of a slot share its residue, so no pair is ever
+//     issued twice, whatever the clock does and however many goroutines
+//     call. Which pairs a slot still has is one rule, room, applied by
+//     every take.
+//  2. No pair twice across restarts. Every take receives a ceiling and
+//     issues at no tick above it; the ceiling is at most the tick of the
+//     high-water mark saved in the MarkStore (Generator.hardTick, or the
+//     fast path's horizon, which is below it), so a restart that treats
+//     every pair up to the saved mark as issued (fill) cannot meet a pair
+//     this run issued. Without a MarkStore the ceiling is the layout's
+//     last tick.
+//
+// Everything else rests on these two; the strategies only choose which
+// ticks a take may look at.
 type ring struct {
 	seqBits uint8
 	maxSeq  uint64
@@ -100,67 +115,71 @@ func mix(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// takeAt issues the next sequence number of tick t >= 0, if it has one:
-// the normal path, one compare-and-swap. It is takeRunAt(t, 1) written for
-// the path every ID takes: about half the instructions.
-func (r *ring) takeAt(t int64) (uint64, bool) {
-	slot := &r.slots[t&ringMask]
+// room is the slot rule, the one every take applies: for tick t >= 0
+// whose slot holds v, it returns the first pair t may issue next and the
+// last pair t has (its greatest sequence number), packed, or ok false
+// when t has no room. The three cases of the original sketch, with its
+// overflow bug fixed:
+//
+//   - the slot holds a tick before t (or nothing): nothing was issued at
+//     t; its first pair is (t, 0), or (t, r) with a sequence offset.
+//   - the slot holds t with a spare sequence number: (t, seq+1).
+//   - otherwise — t's sequence is used up, or the slot holds a later tick,
+//     so what happened at t is unknown — no room at t. Never assume a
+//     sequence number is free.
+//
+// It is small enough for the compiler to inline into claim, which runs it
+// on every take: keep it so (go build -gcflags=-m shows it).
+func (r *ring) room(t int64, v uint64) (first, last uint64, ok bool) {
 	base := uint64(t+1) << r.seqBits // (t, 0) packed
+	last = base + r.maxSeq
+	if v < base {
+		return r.first(t, base), last, true
+	}
+	return v + 1, last, v < last
+}
+
+// claim issues up to want > 0 consecutive pairs of tick t with one
+// compare-and-swap, when 0 <= t <= ceil and the slot rule (room) gives t
+// room: it returns the first packed pair and how many (0: none), and the
+// value the slot held when it found no room. It is the one place where a
+// slot moves forward to issue, and so where both invariants of the ring
+// hold (see ring): the swap only moves a slot forward, and no tick above
+// ceil is issued.
+func (r *ring) claim(t int64, want uint64, ceil int64) (first, n uint64, later bool) {
+	if t < 0 || t > ceil {
+		return 0, 0, false
+	}
+	slot := &r.slots[t&ringMask]
 	for {
 		v := slot.Load()
-		if v >= base {
-			if v >= base+r.maxSeq {
-				return 0, false // t is used up, or the slot holds a later tick
+		first, last, ok := r.room(t, v)
+		if !ok {
+			return 0, 0, v > last
+		}
+		n = min(want, last-first+1)
+		if slot.CompareAndSwap(v, first+n-1) {
+			if r.tick(v) < t {
+				r.retire(t, v) // the first pairs of t
 			}
-			if slot.CompareAndSwap(v, v+1) {
-				return v + 1, true
-			}
-		} else if next := r.first(t, base); slot.CompareAndSwap(v, next) {
-			r.retire(t, v) // the first pair of t
-			return next, true
+			return first, n, false
 		}
 		r.collide(t)
 	}
 }
 
-// takeRunAt issues up to want > 0 consecutive sequence numbers of tick
-// t >= 0 with one compare-and-swap: it returns the first and how many (0
-// when t has no room: t is used up, or the slot holds a later tick).
-func (r *ring) takeRunAt(t int64, want uint64) (uint64, uint64) {
-	slot := &r.slots[t&ringMask]
-	base := uint64(t+1) << r.seqBits
-	for {
-		v := slot.Load()
-		var first uint64
-		switch {
-		case v < base:
-			first = r.first(t, base)
-		case v < base+r.maxSeq:
-			first = v + 1
-		default:
-			return 0, 0
-		}
-		n := min(want, base+r.maxSeq-first+1)
-		if slot.CompareAndSwap(v, first+n-1) {
-			if v < base {
-				r.retire(t, v)
-			}
-			return first, n
-		}
-		r.collide(t)
-	}
+// takeRunAt issues up to want > 0 consecutive pairs of tick t, none above
+// ceil: it returns the first and how many (0 when t has no room: t is
+// below zero or above ceil, used up, or its slot holds a later tick).
+func (r *ring) takeRunAt(t int64, want uint64, ceil int64) (first, n uint64) {
+	first, n, _ = r.claim(t, want, ceil)
+	return first, n
 }
 
 // take issues up to want > 0 pairs of the earliest tick in [from, limit]
-// whose slot has room, and returns the first packed value and how many (0:
-// none). For each tick t it applies the rules of the original sketch with
-// its overflow bug fixed:
-//
-//   - the slot holds a tick before t: nothing was issued at t; issue (t, 0).
-//   - the slot holds t with a spare sequence number: issue (t, seq+1).
-//   - otherwise (t's sequence is used up, or the slot holds a later tick,
-//     so what happened at t is unknown): move on to t+1 and apply the same
-//     rules to its slot. Never assume a sequence number is free.
+// at or below ceil whose slot has room (room), and returns the first
+// packed value and how many (0: none). A tick without room sends the walk
+// on to the next tick, whose slot the same rule decides.
 //
 // The walk has two parts of at most 256 ticks each, so each part looks at
 // a slot at most once: first the 256 ticks from from on, which keeps an
@@ -179,8 +198,8 @@ func (r *ring) takeRunAt(t int64, want uint64) (uint64, uint64) {
 // Pairs issued at a tick below reuseBelow (the newest tick issued, during
 // a rollback) count as reuses of their slot, right after the swap that
 // issued them, while the slot's cache line is still this CPU's.
-func (r *ring) take(from, limit int64, want uint64, reuseBelow int64) (uint64, uint64) {
-	from = max(from, 0)
+func (r *ring) take(from, limit int64, want uint64, reuseBelow, ceil int64) (uint64, uint64) {
+	from, limit = max(from, 0), min(limit, ceil)
 	if from > limit {
 		return 0, 0
 	}
@@ -193,37 +212,22 @@ func (r *ring) take(from, limit int64, want uint64, reuseBelow int64) (uint64, u
 	return v, n
 }
 
-// walk is take over [from, limit], at most 256 ticks. With stopAtLater it
-// gives up at the first slot holding a later tick than the one it looks
-// at. It returns the tick after the last one it looked at.
+// walk is take over [from, limit], at most 256 ticks, all at or below the
+// ceiling and not below zero. With stopAtLater it gives up at the first
+// slot holding a later tick than the one it looks at. It returns the tick
+// after the last one it looked at.
 func (r *ring) walk(from, limit int64, want uint64, stopAtLater bool, reuseBelow int64) (uint64, uint64, int64) {
-	for t := from; t <= limit; {
-		slot := &r.slots[t&ringMask]
-		base := uint64(t+1) << r.seqBits // (t, 0) packed
-		v := slot.Load()
-		var first uint64
-		switch {
-		case v < base:
-			first = r.first(t, base)
-		case v < base+r.maxSeq:
-			first = v + 1
-		case stopAtLater && v > base+r.maxSeq:
-			return 0, 0, t + 1 // the slot holds a later tick
-		default:
-			t++
-			continue
-		}
-		n := min(want, base+r.maxSeq-first+1)
-		if slot.CompareAndSwap(v, first+n-1) {
+	for t := from; t <= limit; t++ {
+		first, n, later := r.claim(t, want, limit)
+		if n > 0 {
 			if t < reuseBelow {
-				slot.reused.Add(n) // in the line the swap has just taken
-			}
-			if v < base {
-				r.retire(t, v)
+				r.slots[t&ringMask].reused.Add(n) // in the line the swap has just taken
 			}
 			return first, n, t + 1
 		}
-		r.collide(t)
+		if stopAtLater && later {
+			return 0, 0, t + 1 // the slot holds a later tick
+		}
 	}
 	return 0, 0, limit + 1
 }

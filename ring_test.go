@@ -19,7 +19,7 @@ func newTestRing(seqBits uint8) *ring {
 
 // take1 takes one pair with r.take.
 func take1(r *ring, from, limit, reuseBelow int64) (uint64, bool) {
-	v, n := r.take(from, limit, 1, reuseBelow)
+	v, n := r.take(from, limit, 1, reuseBelow, math.MaxInt64)
 	return v, n == 1
 }
 

@@ -140,7 +140,10 @@ func (g *Generator) precondition(c *call) error {
 // wait: it is behind the tick it waited for, a rollback like any other,
 // and the strategy decides — instead of the call waiting on for capacity.
 // "Well before" allows for a clock that runs slow by 1.5 % or less, far
-// more than NTP ever slews.
+// more than NTP ever slews. When no ID was issued past the clock's tick
+// and the clock stood still during the wait (see timeSource.stoodStill),
+// the situation is Frozen: an error for it names a frozen clock, not a
+// rollback.
 func (g *Generator) situation(c *call) strategies.Situation {
 	newest := c.newest
 	if c.place != nil && c.expect-c.e > int64(c.slept/64)+int64(time.Microsecond) {
@@ -150,8 +153,9 @@ func (g *Generator) situation(c *call) strategies.Situation {
 		}
 		g.line.mu.Unlock()
 	}
+	frozen := newest > c.newest && c.now >= c.newest && g.src.stoodStill(c.e, c.expect-int64(c.slept))
 	return strategies.Situation{Elapsed: time.Duration(c.e), Unit: g.layout.unit,
-		Newest: newest, Last: g.last, Waited: c.waited}
+		Newest: newest, Last: g.last, Waited: c.waited, Frozen: frozen}
 }
 
 // atClock issues at the clock's tick, which is not behind the newest: the
@@ -175,7 +179,7 @@ func (g *Generator) atClock(ctx context.Context, c *call) (out run, again bool, 
 		return run{}, waited, err
 	}
 	if c.place == nil && l.length.Load() == 0 {
-		if v, n := g.ring.takeRunAt(c.now, c.want); n > 0 {
+		if v, n := g.ring.takeRunAt(c.now, c.want, g.hardTick()); n > 0 {
 			g.raise(c.now)
 			return run{v, n}, false, nil
 		}
@@ -253,7 +257,7 @@ func (g *Generator) ask(ctx context.Context, c *call, s strategies.Situation) (r
 		}
 	}
 	if s.IsBehind() {
-		return run{}, pause{}, &strategies.RollbackError{Behind: s.Behind()}
+		return run{}, pause{}, s.BehindError()
 	}
 	// The tick is used up, or taken by callers ahead in line, or reserved
 	// by the previous run's mark: wait in line for the next tick that may
@@ -272,7 +276,7 @@ func (g *Generator) ask(ctx context.Context, c *call, s strategies.Situation) (r
 // the ring has there, up to the saved high-water mark; when the mark is in
 // the way it waits for a later one.
 func (g *Generator) issue(ctx context.Context, c *call, from, limit int64) (run, error) {
-	v, n := g.ring.take(from, min(limit, g.hardTick()), c.want, c.newest)
+	v, n := g.ring.take(from, limit, c.want, c.newest, g.hardTick())
 	for n == 0 && g.mark != nil && min(limit, g.last) > g.hardTick() {
 		// The saved mark is in the way: wait for a later one.
 		if _, err := g.prepare(ctx, g.hardTick()+1); err != nil {
@@ -281,7 +285,7 @@ func (g *Generator) issue(ctx context.Context, c *call, from, limit int64) (run,
 		if g.lease != nil && !g.lease.Held() {
 			return run{}, fmt.Errorf("%w: node %d", ErrLeaseLost, g.node)
 		}
-		v, n = g.ring.take(from, min(limit, g.hardTick()), c.want, c.newest)
+		v, n = g.ring.take(from, limit, c.want, c.newest, g.hardTick())
 	}
 	if n == 0 {
 		return run{}, nil

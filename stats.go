@@ -26,6 +26,11 @@ type Stats struct {
 	Rollbacks       uint64
 	LargestRollback time.Duration
 
+	// Freezes is the number of times the wall clock was seen to stand
+	// still while the monotonic clock ran on (with a MonotonicClock, at a
+	// re-sync); a freeze is not counted in Rollbacks.
+	Freezes uint64
+
 	// RingReuses is the number of IDs issued at a tick earlier than the
 	// newest tick issued before them: spare sequence numbers the ring
 	// handed out during a rollback.
@@ -78,6 +83,7 @@ type Stats struct {
 // error matches.
 type ErrorCounts struct {
 	Rollback    uint64 // ErrClockRollback
+	Frozen      uint64 // ErrClockFrozen
 	LeaseLost   uint64 // ErrLeaseLost
 	Expired     uint64 // ErrLayoutExpired
 	BeforeEpoch uint64 // ErrBeforeEpoch
@@ -110,6 +116,7 @@ type errKind int
 
 const (
 	errRollback errKind = iota
+	errFrozen
 	errLeaseLost
 	errExpired
 	errBeforeEpoch
@@ -123,6 +130,8 @@ func kindOf(err error) errKind {
 	switch {
 	case errors.Is(err, ErrClockRollback):
 		return errRollback
+	case errors.Is(err, ErrClockFrozen):
+		return errFrozen
 	case errors.Is(err, ErrLeaseLost):
 		return errLeaseLost
 	case errors.Is(err, ErrLayoutExpired):
@@ -172,6 +181,7 @@ func (g *Generator) Stats() Stats {
 		Issued:          subFloor(g.ring.issued(), c.abandoned.Load()),
 		Rollbacks:       c.rollbacks.Load(),
 		LargestRollback: time.Duration(c.largest.Load()),
+		Freezes:         g.src.freezes.Load(),
 		RingReuses:      g.ring.reused(),
 		Borrowed:        time.Duration(c.borrowed.Load()) * g.layout.unit,
 		MaxLead:         time.Duration(c.maxLead.Load()) * g.layout.unit,
@@ -184,6 +194,7 @@ func (g *Generator) Stats() Stats {
 		ReservationWaited: time.Duration(c.reservationWaited.Load()),
 		Errors: ErrorCounts{
 			Rollback:    c.errors[errRollback].Load(),
+			Frozen:      c.errors[errFrozen].Load(),
 			LeaseLost:   c.errors[errLeaseLost].Load(),
 			Expired:     c.errors[errExpired].Load(),
 			BeforeEpoch: c.errors[errBeforeEpoch].Load(),
@@ -206,7 +217,8 @@ func (g *Generator) Stats() Stats {
 // counted in [Stats.Rollbacks] but reports no event; neither does time the
 // logical strategy borrows, nor a start behind a previous run's high-water
 // mark (the strategy handles those calls, and [Stats] counts their waits,
-// errors and lead).
+// errors and lead). A clock that stands still reports no event: calls
+// that fail on it return [ErrClockFrozen], counted in [ErrorCounts].
 type RollbackEvent struct {
 	// At is the clock's reading.
 	At time.Time

@@ -45,7 +45,9 @@ func TestWaitersHoldNoThreads(t *testing.T) {
 	require.NoError(t, err, "the child failed:\n%s", out)
 	assert.Contains(t, string(out), "6000 unique IDs")
 	var peak int
-	_, err = fmt.Sscanf(string(out[strings.Index(string(out), "peak threads"):]), "peak threads %d", &peak)
+	at := strings.Index(string(out), "peak threads")
+	require.GreaterOrEqual(t, at, 0, "the child did not report its peak:\n%s", out)
+	_, err = fmt.Sscanf(string(out[at:]), "peak threads %d", &peak)
 	require.NoError(t, err, "%s", out)
 	if runtime.GOOS == "linux" {
 		// A thread each would be well over a hundred; the waitq needs the

@@ -28,7 +28,9 @@ func Default() Strategy { return Chain(Ring(), Wait(DefaultWait), Error()) }
 
 // Error returns Twitter's strategy: while the clock reads behind the newest
 // ID issued, every call fails with a [*RollbackError] that matches
-// [ErrClockRollback] and carries how far behind the clock is.
+// [ErrClockRollback] and carries how far behind the clock is. A call that
+// waited for the next tick on a clock that stood still fails with a
+// [*FrozenError] that matches [ErrClockFrozen] instead ([Situation.Frozen]).
 //
 // Promise: unique and strictly increasing IDs whose time is the clock's;
 // unavailable until the clock catches up. On a used-up sequence it passes,
@@ -41,7 +43,7 @@ func (errorStrategy) Decide(s Situation) Plan {
 	if !s.IsBehind() {
 		return Pass()
 	}
-	return Fail(&RollbackError{Behind: s.Behind()})
+	return Fail(s.BehindError())
 }
 
 func (errorStrategy) String() string { return "error" }
@@ -53,7 +55,8 @@ func (errorStrategy) Promise() Promise { return Promise{Monotonic: true} }
 // newest ID by at most max, the call sleeps (on the generator's clock,
 // interruptible by its context) until the clock reaches the newest tick;
 // when it is further behind, or when this call has already slept max, it
-// passes to the next strategy of the chain (alone: a rollback error).
+// passes to the next strategy of the chain (alone: a rollback error, or a
+// frozen-clock error when the clock stood still: [Situation.Frozen]).
 //
 // Promise: unique and strictly increasing IDs whose time is the clock's; a
 // rollback stalls a call by at most max (the ordinary wait for the next

@@ -12,6 +12,15 @@ import (
 // [errors.As] and a [*RollbackError].
 var ErrClockRollback = errors.New("ringflake: clock moved backwards")
 
+// ErrClockFrozen is matched (with [errors.Is]) by the errors a generator
+// returns when its clock stopped advancing: the sequence numbers of the
+// clock's tick are used up, the call waited for the next tick, and the
+// clock did not get there — without reading earlier than before, and
+// without any ID issued at a later tick — within the wait its strategy
+// allows. It does not match [ErrClockRollback]: the clock did not step
+// back. The amount is reachable with [errors.As] and a [*FrozenError].
+var ErrClockFrozen = errors.New("ringflake: clock frozen")
+
 // ErrInvalidStrategy is matched by the errors of [Parse] and [Validate]:
 // an unknown or malformed strategy, or one that does not fit the layout.
 // The details are reachable with [errors.As] and a [*StrategyError].
@@ -31,6 +40,22 @@ func (e *RollbackError) Error() string {
 
 // Is reports whether target is [ErrClockRollback].
 func (e *RollbackError) Is(target error) bool { return target == ErrClockRollback }
+
+// FrozenError reports a clock that stopped advancing (see
+// [Situation.Frozen]). It matches [ErrClockFrozen] with [errors.Is], and
+// not [ErrClockRollback].
+type FrozenError struct {
+	// Behind is how far the clock reads behind the start of the tick the
+	// call waited for: the next tick after the used-up one.
+	Behind time.Duration
+}
+
+func (e *FrozenError) Error() string {
+	return fmt.Sprintf("ringflake: clock frozen: its tick's sequence numbers are used up and it stays %v short of the next tick", e.Behind)
+}
+
+// Is reports whether target is [ErrClockFrozen].
+func (e *FrozenError) Is(target error) bool { return target == ErrClockFrozen }
 
 // StrategyError reports what is wrong with a strategy or its configuration
 // string. It matches [ErrInvalidStrategy] with [errors.Is].

@@ -59,6 +59,15 @@ type Situation struct {
 	// Waited is how long the current call has already slept on behalf of
 	// strategies (not counting waits for the next tick after Full).
 	Waited time.Duration
+
+	// Frozen reports that the clock is behind Newest only because it
+	// stood still: the sequence of its tick was used up, the call waited
+	// for the next tick — which is Newest then, though no ID was issued
+	// there — and the clock did not reach it, without reading earlier
+	// than when the wait began. The clock did not step back; a strategy
+	// that fails the call should say so with [Situation.BehindError].
+	// A strategy that reuses or waits may handle it as any rollback.
+	Frozen bool
 }
 
 // Now returns the tick the clock reads (floor of Elapsed / Unit).
@@ -82,6 +91,17 @@ func (s Situation) Behind() time.Duration {
 		return 0
 	}
 	return s.Until(s.Newest)
+}
+
+// BehindError returns the error a strategy fails a call with when the
+// clock reads behind Newest: a [*FrozenError] (matching [ErrClockFrozen])
+// when s is [Situation.Frozen], otherwise a [*RollbackError] (matching
+// [ErrClockRollback]); both carry [Situation.Behind].
+func (s Situation) BehindError() error {
+	if s.Frozen {
+		return &FrozenError{Behind: s.Behind()}
+	}
+	return &RollbackError{Behind: s.Behind()}
 }
 
 // Until returns the time the clock needs to reach the start of tick; it is
@@ -120,8 +140,9 @@ type Plan struct {
 }
 
 // Pass declines: the next strategy of a [Chain] decides. When no strategy is
-// left, the generator returns a rollback error if the clock is behind, and
-// otherwise waits for the next tick.
+// left, the generator returns [Situation.BehindError] if the clock is
+// behind (a rollback error, or a frozen-clock error), and otherwise waits
+// for the next tick.
 func Pass() Plan { return Plan{} }
 
 // Issue asks the generator to issue an ID at a tick from from to limit

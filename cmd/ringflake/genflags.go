@@ -61,6 +61,8 @@ type issuer struct {
 	// rehold waits until the lease holds its id again; nil without a
 	// lease (see node.rehold).
 	rehold func() error
+	// strategy is the generator's strategy, for serve's first line.
+	strategy strategies.Strategy
 }
 
 // open checks the flags, gets the node id (taking a lease when -node names
@@ -93,7 +95,7 @@ func (f *generatorFlags) open(ctx context.Context) (*issuer, error) {
 	case *f.state != "":
 		opts = append(opts, ringflake.WithMarkStore(hostlocal.NewMarkFile(*f.state)))
 	}
-	iss := &issuer{lease: nd.lease, release: nd.release, rehold: nd.rehold}
+	iss := &issuer{lease: nd.lease, release: nd.release, rehold: nd.rehold, strategy: strategy}
 	if iss.gen, err = ringflake.New(nd.id, opts...); err != nil {
 		return nil, errors.Join(err, iss.releaseNode())
 	}

@@ -95,7 +95,7 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stderr, "ringflake serve: node %d, layout %s, strategy %s: listening on http://%s\n",
-		iss.gen.Node(), iss.gen.Layout(), iss.gen.Strategy(), ln.Addr())
+		iss.gen.Node(), iss.gen.Layout(), iss.strategy, ln.Addr())
 
 	// A lease that ends for good (another process took the id, the
 	// server lost its data) never holds the id again: the server stops,

@@ -1,0 +1,141 @@
+package ringflake_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/simclock"
+	"github.com/ringflake/ringflake/strategies"
+)
+
+// A clock anomaly is named by its cause. A wall clock that stands still
+// while calls keep coming uses up its tick's sequence numbers, and the
+// calls that wait for the next tick in vain fail — with ErrClockFrozen,
+// not ErrClockRollback: the clock did not step back. A clock that steps
+// back is still a rollback.
+
+// frozenLoad freezes the clock of g and makes calls from goroutines
+// concurrent callers until they have made 4 ticks' worth of calls; it
+// returns the errors by kind. The freeze outlasts the load: the waits of
+// the calls that fail come to seconds.
+func frozenLoad(t *testing.T, g *ringflake.Generator, clk *simclock.Clock, goroutines int) (frozen, rollback, other int) {
+	t.Helper()
+	clk.Freeze(time.Minute)
+	var (
+		mu sync.Mutex
+		wg sync.WaitGroup
+	)
+	for range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 4 * 4096 / goroutines {
+				_, err := g.Next()
+				mu.Lock()
+				switch {
+				case err == nil:
+				case errors.Is(err, ringflake.ErrClockRollback):
+					rollback++
+				case errors.Is(err, ringflake.ErrClockFrozen):
+					var fe *strategies.FrozenError
+					if assert.ErrorAs(t, err, &fe) {
+						assert.Positive(t, fe.Behind)
+					}
+					frozen++
+				default:
+					t.Errorf("unexpected error: %v", err)
+					other++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return frozen, rollback, other
+}
+
+func TestFrozenClockIsNotARollback(t *testing.T) {
+	for _, strategy := range []string{"error", "wait:5ms", "ring", "ring,wait:5ms,error", "logical:1s", "ring,logical:1s"} {
+		for _, mode := range clockModes(time.Millisecond) {
+			t.Run(strategy+"/"+mode.name, func(t *testing.T) {
+				s, err := strategies.Parse(strategy)
+				require.NoError(t, err)
+				clk := simclock.New(start)
+				var events []ringflake.RollbackEvent
+				g, err := ringflake.New(1, ringflake.WithClock(mode.wrap(clk)), ringflake.WithStrategy(s),
+					ringflake.WithRollbackHook(func(e ringflake.RollbackEvent) { events = append(events, e) }))
+				require.NoError(t, err)
+				_, err = g.Next()
+				require.NoError(t, err)
+
+				frozen, rollback, _ := frozenLoad(t, g, clk, 4)
+				st := g.Stats()
+				t.Logf("frozen %d, rollback %d; stats: rollbacks %d, errors %+v, borrowed %v", frozen, rollback, st.Rollbacks, st.Errors, st.Borrowed)
+				assert.Zero(t, rollback, "errors matching ErrClockRollback")
+				assert.Zero(t, st.Errors.Rollback, "errors counted as rollbacks")
+				assert.LessOrEqual(t, st.Rollbacks, uint64(1), "a freeze that starts between two re-syncs may count once, as a step of less than a tick")
+				assert.Empty(t, events, "no rollback event")
+				if s, _ := strategies.PromiseOf(s); s.MaxLead > 0 {
+					assert.Zero(t, frozen, "the logical strategy borrows the next tick instead")
+					assert.Positive(t, st.Borrowed)
+				} else {
+					assert.Positive(t, frozen, "the frozen tick's sequence ran out")
+				}
+			})
+		}
+	}
+}
+
+// A step back is still a rollback: after the tick is used up, and when the
+// clock steps back while a call waits for the next tick.
+func TestStepBackIsStillARollback(t *testing.T) {
+	for _, mode := range clockModes(time.Millisecond) {
+		t.Run(mode.name, func(t *testing.T) {
+			clk := simclock.New(start)
+			g, err := ringflake.New(1, ringflake.WithClock(mode.wrap(clk)), ringflake.WithStrategy(strategies.Error()))
+			require.NoError(t, err)
+			for range 100 {
+				_, err := g.Next()
+				require.NoError(t, err)
+			}
+			clk.Add(time.Millisecond)
+			_, err = g.Next()
+			require.NoError(t, err)
+			clk.Step(-3 * time.Millisecond)
+			clk.Add(time.Millisecond) // the monotonic clock sees it at the next tick
+			_, err = g.Next()
+			require.ErrorIs(t, err, ringflake.ErrClockRollback)
+			require.NotErrorIs(t, err, ringflake.ErrClockFrozen)
+		})
+	}
+}
+
+// The wait of TestStepDuringTickWaitIsARollback on a clock that stands
+// still instead of stepping back: a frozen clock, not a rollback.
+func TestTickWaitOnAStillClockIsAFreeze(t *testing.T) {
+	layout := testLayout(t, "twitter,node=18,seq=4") // 16 a tick
+	for _, mode := range clockModes(layout.Spec().Unit) {
+		t.Run(mode.name, func(t *testing.T) {
+			clk := simclock.New(start)
+			g, err := ringflake.New(1, ringflake.WithClock(mode.wrap(clk)), ringflake.WithLayout(layout), ringflake.WithStrategy(strategies.Error()))
+			require.NoError(t, err)
+			for range 16 {
+				_, err := g.Next()
+				require.NoError(t, err)
+			}
+			clk.Freeze(time.Second)
+			_, err = g.Next()
+			require.ErrorIs(t, err, ringflake.ErrClockFrozen)
+			require.NotErrorIs(t, err, ringflake.ErrClockRollback)
+			var fe *strategies.FrozenError
+			require.ErrorAs(t, err, &fe)
+			assert.Equal(t, layout.Spec().Unit, fe.Behind, "a whole tick short of the next tick")
+		})
+	}
+}
