@@ -17,6 +17,14 @@
 //	orders, err := segment.New(ctx, db, "orders")
 //	...
 //	c, err := ringflakeprom.NewSegmentCollector(orders, prometheus.Labels{"biz_tag": "orders"})
+//
+// [RequestCollector] counts the requests of an ID server (package
+// github.com/ringflake/ringflake/idserver, metrics ringflake_http_…): it
+// is the server's Observer and a collector at once:
+//
+//	reqs, err := ringflakeprom.NewRequestCollector(nil)
+//	...
+//	h, err := idserver.New(gen, idserver.WithObserver(reqs))
 package ringflakeprom
 
 import (

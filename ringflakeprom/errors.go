@@ -9,9 +9,10 @@ var ErrNilGenerator = errors.New("ringflakeprom: nil generator")
 // allocator.
 var ErrNilAllocator = errors.New("ringflakeprom: nil segment allocator")
 
-// ErrInvalidLabels is matched by the error [NewCollector] and
-// [NewSegmentCollector] return for labels Prometheus refuses: an empty
+// ErrInvalidLabels is matched by the error [NewCollector],
+// [NewSegmentCollector] and [NewRequestCollector] return for labels Prometheus refuses: an empty
 // name, a name starting with "__" or not valid UTF-8, a value not valid
-// UTF-8, or (for NewCollector) the name "kind", which
-// ringflake_errors_total uses itself. The error wraps Prometheus's own.
+// UTF-8, or a name a metric of the collector uses itself: "kind" (of
+// ringflake_errors_total) for NewCollector, "route", "status" and "code"
+// for [NewRequestCollector]. The error wraps Prometheus's own.
 var ErrInvalidLabels = errors.New("ringflakeprom: invalid labels")

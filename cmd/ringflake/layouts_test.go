@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/cmd/ringflake/internal/idtext"
+	"github.com/ringflake/ringflake/internal/idtext"
 )
 
 // plan's lines are layout strings gen -layout accepts, followed by a tab

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/cmd/ringflake/internal/idtext"
+	"github.com/ringflake/ringflake/internal/idtext"
 )
 
 func parse(args []string, stdout, stderr io.Writer) error {
