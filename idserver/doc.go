@@ -72,6 +72,10 @@
 // `ringflake serve` exports without writing them; a program with another
 // metrics system writes its own Observer, a method of a few lines.
 //
+// [ParseID] and [Decompose] are how /v1/parse/{id} reads an ID and takes
+// it apart; `ringflake parse -json` uses them too, and prints the same
+// [Parts].
+//
 // Requests pass their context to the generator, so a caller that goes
 // away stops waiting for a tick. The handler sets no server timeouts: the
 // http.Server it is mounted in does (`ringflake serve` sets them).

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/internal/idtext"
 )
 
 // DefaultMaxBatch is the largest n /v1/ids accepts unless [WithMaxBatch]
@@ -347,12 +346,12 @@ func (h *Handler) serveParse(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	id, err := idtext.Parse(r.PathValue("id"), req.enc)
+	id, err := ParseID(r.PathValue("id"), req.enc)
 	if err != nil {
 		badRequest(w, err)
 		return
 	}
-	p, err := idtext.Decompose(req.layout, id)
+	p, err := Decompose(req.layout, id)
 	if err != nil {
 		badRequest(w, err)
 		return

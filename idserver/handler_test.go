@@ -18,7 +18,6 @@ import (
 
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/idserver"
-	"github.com/ringflake/ringflake/internal/idtext"
 	"github.com/ringflake/ringflake/simclock"
 	"github.com/ringflake/ringflake/strategies"
 )
@@ -227,7 +226,7 @@ func TestParse(t *testing.T) {
 			w := httptest.NewRecorder()
 			s.h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, tc.target, nil))
 			require.Equal(t, http.StatusOK, w.Code, w.Body.String())
-			want, err := idtext.Decompose(tc.layout, tc.id)
+			want, err := idserver.Decompose(tc.layout, tc.id)
 			require.NoError(t, err)
 			b, err := json.Marshal(want)
 			require.NoError(t, err)

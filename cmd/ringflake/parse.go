@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/internal/idtext"
+	"github.com/ringflake/ringflake/idserver"
 )
 
 func parse(args []string, stdout, stderr io.Writer) error {
@@ -39,7 +39,7 @@ func parse(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		p, err := idtext.Decompose(layout, id)
+		p, err := idserver.Decompose(layout, id)
 		if err != nil {
 			return err
 		}
@@ -108,10 +108,10 @@ func (f idFormat) append(dst []byte, id ringflake.ID) ([]byte, error) {
 }
 
 // parse reads an ID as the user typed it: a serial number whole (its text
-// may hold colons), otherwise as idtext.Parse does.
+// may hold colons), otherwise as idserver.ParseID does.
 func (f idFormat) parse(s string) (ringflake.ID, error) {
 	if f.serial != nil {
 		return f.serial.Parse(s)
 	}
-	return idtext.Parse(s, f.enc)
+	return idserver.ParseID(s, f.enc)
 }
