@@ -21,6 +21,14 @@
 // [NewLeaseCollector] exports a lease's events, as a lease.Recorder
 // counts them, and the offset to the lease server's clock (metrics
 // ringflake_lease_…).
+//
+// [RequestCollector] counts the requests of an ID server (package
+// github.com/ringflake/ringflake/idserver, metrics ringflake_http_…): it
+// is the server's Observer and a collector at once:
+//
+//	reqs, err := ringflakeprom.NewRequestCollector(nil)
+//	...
+//	h, err := idserver.New(gen, idserver.WithObserver(reqs))
 package ringflakeprom
 
 import (

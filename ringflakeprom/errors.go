@@ -13,10 +13,11 @@ var ErrNilAllocator = errors.New("ringflakeprom: nil segment allocator")
 var ErrNilRecorder = errors.New("ringflakeprom: nil lease recorder")
 
 // ErrInvalidLabels is matched by the error [NewCollector],
-// [NewSegmentCollector] and [NewLeaseCollector] return for labels
-// Prometheus refuses: an empty name, a name starting with "__" or not
-// valid UTF-8, a value not valid UTF-8, or (for NewCollector and
-// NewLeaseCollector) the name "kind", which ringflake_errors_total and
-// ringflake_lease_events_total use themselves. The error wraps
-// Prometheus's own.
+// [NewSegmentCollector], [NewLeaseCollector] and [NewRequestCollector]
+// return for labels Prometheus refuses: an empty name, a name starting
+// with "__" or not valid UTF-8, a value not valid UTF-8, or a name a
+// metric of the collector uses itself: "kind" (of ringflake_errors_total
+// and ringflake_lease_events_total) for NewCollector and
+// NewLeaseCollector, "route", "status" and "code" for NewRequestCollector.
+// The error wraps Prometheus's own.
 var ErrInvalidLabels = errors.New("ringflakeprom: invalid labels")

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/cmd/ringflake/internal/idtext"
+	"github.com/ringflake/ringflake/idserver"
 )
 
 // plan's lines are layout strings gen -layout accepts, followed by a tab
@@ -99,7 +99,7 @@ func TestBounds(t *testing.T) {
 			require.NoError(t, err)
 			from, to := mustTime(t, tc.from), mustTime(t, tc.to)
 
-			var got [2]idtext.Parts
+			var got [2]idserver.Parts
 			for i, s := range lines {
 				code, out, errOut := runCLI("parse", "-json", "-layout", tc.layout, s)
 				require.Equal(t, 0, code, errOut)
@@ -242,9 +242,9 @@ func mustTime(t *testing.T, s string) time.Time {
 	return v
 }
 
-func decodeParts(t *testing.T, line string) idtext.Parts {
+func decodeParts(t *testing.T, line string) idserver.Parts {
 	t.Helper()
-	var p idtext.Parts
+	var p idserver.Parts
 	require.NoError(t, json.Unmarshal([]byte(line), &p))
 	return p
 }

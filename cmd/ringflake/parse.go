@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/cmd/ringflake/internal/idtext"
 	"github.com/ringflake/ringflake/encodings"
+	"github.com/ringflake/ringflake/idserver"
 	"github.com/ringflake/ringflake/serialno"
 )
 
@@ -59,7 +59,7 @@ func parse(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		for _, l := range layouts {
-			p, err := idtext.Decompose(l, id)
+			p, err := idserver.Decompose(l, id)
 			if err != nil {
 				return err
 			}
@@ -68,7 +68,7 @@ func parse(args []string, stdout, stderr io.Writer) error {
 				if auto {
 					v = struct {
 						Layout string `json:"layout"`
-						idtext.Parts
+						idserver.Parts
 					}{l.String(), p}
 				}
 				if err := out.Encode(v); err != nil {
@@ -187,5 +187,5 @@ func (f idFormat) parse(s string) (ringflake.ID, error) {
 	if f.serial != nil {
 		return f.serial.Parse(s)
 	}
-	return idtext.Parse(s, f.enc)
+	return idserver.ParseID(s, f.enc)
 }

@@ -14,7 +14,13 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ringflake/ringflake/cmd/ringflake/idserver"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/idserver"
+	"github.com/ringflake/ringflake/ringflakeprom"
 )
 
 // defaultListen is where serve listens unless -listen says otherwise:
@@ -75,7 +81,11 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 		defer cancel()
 		err = errors.Join(err, iss.close(cctx))
 	}()
-	opts := []idserver.Option{idserver.WithMaxBatch(*maxBatch)}
+	reqs, metrics, err := serveMetrics(iss.gen)
+	if err != nil {
+		return err
+	}
+	opts := []idserver.Option{idserver.WithMaxBatch(*maxBatch), idserver.WithObserver(reqs), idserver.WithMetricsHandler(metrics)}
 	if iss.lease != nil {
 		opts = append(opts, idserver.WithLease(iss.lease))
 	}
@@ -129,6 +139,29 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 	<-served // http.ErrServerClosed
 	fmt.Fprintf(stderr, "ringflake serve: stopped; closing the generator\n")
 	return failure
+}
+
+// serveMetrics returns what serve's /metrics exports, on a registry of
+// its own: the generator's counters (ringflakeprom.Collector), the
+// requests' (ringflakeprom.RequestCollector, which the handler observes
+// with), and the Go runtime's and the process's.
+func serveMetrics(g *ringflake.Generator) (*ringflakeprom.RequestCollector, http.Handler, error) {
+	gen, err := ringflakeprom.NewCollector(g, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	reqs, err := ringflakeprom.NewRequestCollector(nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	reg := prometheus.NewRegistry()
+	for _, c := range []prometheus.Collector{gen, reqs,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
+		if err := reg.Register(c); err != nil {
+			return nil, nil, fmt.Errorf("registering the metrics: %w", err)
+		}
+	}
+	return reqs, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), nil
 }
 
 // listenLocal listens on addr (HOST:PORT), which must be a loopback

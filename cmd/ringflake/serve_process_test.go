@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -166,6 +167,26 @@ func TestServeProcess(t *testing.T) {
 	wg.Wait()
 	require.Len(t, ids, goroutines*requests/2*(1+batch))
 	newest := parseUnique(t, ids, make(map[ringflake.ID]bool, len(ids)))
+
+	// /metrics: the generator's counters, the requests' (observed by the
+	// handler), the Go runtime's.
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.base+"/metrics", nil)
+	require.NoError(t, err)
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, resp.Body.Close())
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	for _, line := range []string{
+		fmt.Sprintf("ringflake_ids_issued_total %d", len(ids)),
+		fmt.Sprintf(`ringflake_http_ids_total{route="/v1/id"} %d`, goroutines*requests/2),
+		fmt.Sprintf(`ringflake_http_ids_total{route="/v1/ids"} %d`, goroutines*requests/2*batch),
+		fmt.Sprintf(`ringflake_http_requests_total{code="",route="/v1/ids",status="200"} %d`, goroutines*requests/2),
+	} {
+		assert.Contains(t, string(body), "\n"+line+"\n")
+	}
+	assert.Contains(t, string(body), "\ngo_goroutines ")
 
 	p.terminate()
 	m, err := hostlocal.NewMarkFile(state).LoadMark(context.Background())

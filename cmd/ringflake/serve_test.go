@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/cmd/ringflake/idserver"
+	"github.com/ringflake/ringflake/idserver"
 	"github.com/ringflake/ringflake/simclock"
 )
 
@@ -51,7 +51,7 @@ func TestServeErrors(t *testing.T) {
 func TestServeParseIsParseJSON(t *testing.T) {
 	g, err := ringflake.New(1, ringflake.WithClock(simclock.New(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))))
 	require.NoError(t, err)
-	h, err := idserver.New(g, idserver.WithoutMetrics())
+	h, err := idserver.New(g)
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		args  []string // of parse

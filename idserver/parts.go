@@ -1,8 +1,11 @@
-// Package idtext reads IDs as people type them and describes an ID as the
-// JSON object that both `ringflake parse -json` and the ID server's
-// /v1/parse/{id} return, so that the command and the server read and
-// describe IDs the same way.
-package idtext
+package idserver
+
+// This file reads IDs as people type them and describes an ID as the JSON
+// object of /v1/parse/{id}. `ringflake parse -json` uses the same two
+// functions, so that the command and the server read and describe IDs
+// alike; they are exported for it (a nested module may not import the
+// core's internal packages, see RELEASING.md) and for Go clients of
+// /v1/parse/{id}.
 
 import (
 	"errors"
@@ -15,13 +18,14 @@ import (
 	"github.com/ringflake/ringflake/encodings"
 )
 
-// Parse reads s in enc unless s says its own encoding: NAME:TEXT names
-// any encoding (no alphabet has a colon), and 0x or 0X marks hex when enc
-// is dec or hex, whose alphabets have no x (base58, base62 and base64 do,
-// so there 0x... is read as it stands). After 0x come 1 to 16 hex digits,
-// as in a Go literal; without it hex has its 16. Errors are
-// *ringflake.SyntaxErrors about s as typed, matching ringflake.ErrInvalidID.
-func Parse(s string, enc encodings.Encoding) (ringflake.ID, error) {
+// ParseID reads s as /v1/parse/{id} reads its ID: in enc unless s says
+// its own encoding. NAME:TEXT names any encoding (no alphabet has a
+// colon), and 0x or 0X marks hex when enc is dec or hex, whose alphabets
+// have no x (base58, base62 and base64 do, so there 0x... is read as it
+// stands). After 0x come 1 to 16 hex digits, as in a Go literal; without
+// it hex has its 16. Errors are *ringflake.SyntaxErrors about s as typed,
+// matching ringflake.ErrInvalidID.
+func ParseID(s string, enc encodings.Encoding) (ringflake.ID, error) {
 	if name, text, ok := strings.Cut(s, ":"); ok {
 		e, err := encodings.Parse(name)
 		if err != nil {
@@ -60,7 +64,8 @@ func about(arg string, start int, err error) error {
 	return &typed
 }
 
-// Parts is an ID taken apart, as JSON: the ID (a decimal string), the
+// Parts is an ID taken apart, the JSON object of /v1/parse/{id} and
+// `ringflake parse -json`: the ID (a decimal string), the
 // start of its tick (RFC 3339, UTC), the tick, node and sequence numbers,
 // and the datacenter and worker only for layouts that split the node.
 type Parts struct {

@@ -1,4 +1,4 @@
-package idtext
+package idserver_test
 
 import (
 	"math"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/encodings"
+	"github.com/ringflake/ringflake/idserver"
 )
 
 // After 0x come 1 to 16 hex digits, as in a Go literal, in either case,
@@ -29,7 +30,7 @@ func TestParseIDHexPrefix(t *testing.T) {
 		{"0x0000000000000001", 1},
 	} {
 		for _, enc := range []encodings.Encoding{encodings.Decimal(), encodings.Hex()} {
-			got, err := Parse(tc.in, enc)
+			got, err := idserver.ParseID(tc.in, enc)
 			require.NoError(t, err, "%s with -format %s", tc.in, enc)
 			assert.Equal(t, tc.want, got, "%s with -format %s", tc.in, enc)
 		}
@@ -65,7 +66,7 @@ func TestParseIDErrorsNameTheArgument(t *testing.T) {
 		{"decimal, 20 digits", "00000000000000000001", encodings.Decimal(), -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse(tc.in, tc.enc)
+			_, err := idserver.ParseID(tc.in, tc.enc)
 			require.ErrorIs(t, err, ringflake.ErrInvalidID)
 			var se *ringflake.SyntaxError
 			require.ErrorAs(t, err, &se)

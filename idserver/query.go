@@ -19,8 +19,12 @@ const (
 	paramLayout
 )
 
-// names lists the parameters of set: "n and format".
+// names lists the parameters of set: "n and format", or says there are
+// none.
 func (set param) names() string {
+	if set == 0 {
+		return "no query parameters"
+	}
 	var names []string
 	for _, p := range []struct {
 		bit  param

@@ -8,9 +8,11 @@ import (
 	"github.com/ringflake/ringflake"
 )
 
-// The codes of a 503 response's "code" field: what kind of generator
-// error, or reason for not being ready, it reports. They are stable across
-// versions; callers branch on them, never on the message.
+// The codes of an error response's "code" field. Every error response
+// has one: the codes of a 503 say what kind of generator error, or reason
+// for not being ready, it reports; those of a 400, 404 and 405 say what was
+// wrong with the request. They are stable across versions; callers branch
+// on them, never on the message.
 const (
 	// CodeClockRollback: the clock reads behind the newest ID issued and
 	// the strategy fails rather than wait or reuse (ringflake.ErrClockRollback).
@@ -40,6 +42,17 @@ const (
 	// CodeUnavailable: any other generator error, such as an error of a
 	// strategy of your own.
 	CodeUnavailable = "unavailable"
+
+	// CodeBadRequest (400): the request's query or ID is wrong — a count
+	// that is not a number from 1 to the maximum, an unknown format or
+	// layout, a malformed ID, a query parameter the route does not take
+	// or one given twice. The message says which.
+	CodeBadRequest = "bad_request"
+	// CodeNotFound (404): no route serves the path.
+	CodeNotFound = "not_found"
+	// CodeMethodNotAllowed (405): the route does not take the method; the
+	// Allow header names those it does.
+	CodeMethodNotAllowed = "method_not_allowed"
 )
 
 // ErrorCode returns the code of a generator error (one of the Code

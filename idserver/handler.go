@@ -7,18 +7,13 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/cmd/ringflake/internal/idtext"
 	"github.com/ringflake/ringflake/encodings"
-	"github.com/ringflake/ringflake/ringflakeprom"
 	"github.com/ringflake/ringflake/strategies"
 )
 
@@ -42,6 +37,8 @@ type Handler struct {
 	lease    ringflake.Lease // nil without WithLease
 	maxBatch int
 	mux      *http.ServeMux
+	observer Observer // nil without WithObserver
+	notFound string   // the routes a 404 lists
 
 	// failing is set when a call through the handler failed and cleared
 	// when one succeeds; Ready probes the generator while it is set.
@@ -52,6 +49,7 @@ type Handler struct {
 
 	bufs sync.Pool // *[]byte, a response being written
 	ids  sync.Pool // *[]ringflake.ID of maxBatch IDs
+	recs sync.Pool // *recorder, with an Observer
 }
 
 // An Option configures a [Handler] in [New].
@@ -60,11 +58,11 @@ type Option interface {
 }
 
 type config struct {
-	lease     ringflake.Lease
-	maxBatch  int
-	registry  *prometheus.Registry
-	noMetrics bool
-	err       error
+	lease    ringflake.Lease
+	maxBatch int
+	metrics  http.Handler
+	observer Observer
+	err      error
 }
 
 type optionFunc func(*config)
@@ -97,25 +95,33 @@ func WithMaxBatch(n int) Option {
 	})
 }
 
-// WithRegistry makes the handler register the generator's collector
-// (ringflakeprom) on reg and serve reg's metrics on /metrics, instead of
-// those of a registry of its own (the generator's collector and the Go
-// runtime's and the process's). [New] fails with a nil reg, or one that
-// has a ringflake collector already.
-func WithRegistry(reg *prometheus.Registry) Option {
+// WithMetricsHandler serves m on /metrics: the handler of whatever
+// metrics system the program uses (for Prometheus, promhttp.HandlerFor a
+// registry holding a ringflakeprom collector). The route's rules are the
+// handler's, not m's: GET and HEAD only, and no query parameters, so m
+// sees only parameter-less GET and HEAD requests. Without this option
+// /metrics is 404. A nil m is an error of [New].
+func WithMetricsHandler(m http.Handler) Option {
 	return optionFunc(func(c *config) {
-		if reg == nil {
-			c.invalid("WithRegistry(nil)")
+		if m == nil {
+			c.invalid("WithMetricsHandler(nil)")
 			return
 		}
-		c.registry = reg
+		c.metrics = m
 	})
 }
 
-// WithoutMetrics leaves /metrics out (it is 404), for a program that
-// serves its metrics elsewhere: register a ringflakeprom collector there.
-func WithoutMetrics() Option {
-	return optionFunc(func(c *config) { c.noMetrics = true })
+// WithObserver makes the handler report the outcome of every request it
+// answers to o (see [Observer]). Without it, or the default, the handler
+// reports nothing and reads no clock. A nil o is an error of [New].
+func WithObserver(o Observer) Option {
+	return optionFunc(func(c *config) {
+		if o == nil {
+			c.invalid("WithObserver(nil)")
+			return
+		}
+		c.observer = o
+	})
 }
 
 func (c *config) invalid(format string, args ...any) {
@@ -127,7 +133,7 @@ func (c *config) invalid(format string, args ...any) {
 // New returns a handler serving g's IDs. The handler does not close g: the
 // program that made g closes it once the server has stopped (see
 // ringflake.Generator.Close). Errors match ringflake.ErrInvalidOption: a
-// nil g, a nil or invalid option, metrics that cannot be registered.
+// nil g, a nil or invalid option.
 func New(g *ringflake.Generator, opts ...Option) (*Handler, error) {
 	cfg := config{maxBatch: DefaultMaxBatch}
 	for _, o := range opts {
@@ -143,24 +149,24 @@ func New(g *ringflake.Generator, opts ...Option) (*Handler, error) {
 	if cfg.err != nil {
 		return nil, cfg.err
 	}
-	h := &Handler{gen: g, lease: cfg.lease, maxBatch: cfg.maxBatch, mux: http.NewServeMux(),
+	h := &Handler{gen: g, lease: cfg.lease, maxBatch: cfg.maxBatch, mux: http.NewServeMux(), observer: cfg.observer,
 		healthy: []byte(`{"status":"ok"}` + "\n"), ready: []byte(`{"status":"ready"}` + "\n")}
 	h.bufs.New = func() any { b := make([]byte, 0, 64); return &b }
 	h.ids.New = func() any { ids := make([]ringflake.ID, h.maxBatch); return &ids }
+	h.recs.New = func() any { return new(recorder) }
 
-	h.handle("/v1/id", allowGet, getOnly(h.serveID))
-	h.handle("/v1/ids", allowGet, getOnly(h.serveIDs))
-	h.handle("/v1/parse/{id}", allowGetHead, h.serveParse)
-	h.handle("/healthz", allowGetHead, h.serveHealth)
-	h.handle("/readyz", allowGetHead, h.serveReady)
-	if !cfg.noMetrics {
-		metrics, err := metricsHandler(g, cfg.registry)
-		if err != nil {
-			return nil, err
-		}
-		h.handle("/metrics", allowGetHead, metrics.ServeHTTP)
+	routes := []string{RouteID, RouteIDs + "?n=N", RouteParse, RouteHealth, RouteReady}
+	h.handle(RouteID, allowGet, getOnly(h.serveID))
+	h.handle(RouteIDs, allowGet, getOnly(h.serveIDs))
+	h.handle(RouteParse, allowGetHead, h.serveParse)
+	h.handle(RouteHealth, allowGetHead, h.serveHealth)
+	h.handle(RouteReady, allowGetHead, h.serveReady)
+	if cfg.metrics != nil {
+		h.handle(RouteMetrics, allowGetHead, serveMetrics(cfg.metrics))
+		routes = append(routes, RouteMetrics)
 	}
-	h.mux.HandleFunc("/", notFound)
+	h.notFound = strings.Join(routes, ", ")
+	h.mux.HandleFunc("/", h.serveNotFound)
 	return h, nil
 }
 
@@ -175,30 +181,31 @@ const (
 // without a method matches every other method (the pattern with GET is
 // more specific), so that a wrong method gets a JSON 405, with allow as
 // its Allow header, rather than ServeMux's text one.
+// The route is noted for an Observer (see routed).
 func (h *Handler) handle(path, allow string, f http.HandlerFunc) {
-	h.mux.HandleFunc("GET "+path, f)
-	h.mux.HandleFunc(path, methodNotAllowed(allow))
+	h.mux.HandleFunc("GET "+path, routed(path, f))
+	h.mux.HandleFunc(path, routed(path, methodNotAllowed(allow)))
 }
 
-// metricsHandler registers g's collector on reg, or on a registry of its
-// own with the Go and process collectors, and returns reg's handler.
-func metricsHandler(g *ringflake.Generator, reg *prometheus.Registry) (http.Handler, error) {
-	c, err := ringflakeprom.NewCollector(g, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%w: idserver: %w", ringflake.ErrInvalidOption, err)
+// serveMetrics serves m on /metrics, which takes no query parameters.
+func serveMetrics(m http.Handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if _, err := readQuery(r.URL.RawQuery, RouteMetrics, 0); err != nil {
+			badRequest(w, err)
+			return
+		}
+		m.ServeHTTP(w, r)
 	}
-	if reg == nil {
-		reg = prometheus.NewRegistry()
-		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	}
-	if err := reg.Register(c); err != nil {
-		return nil, fmt.Errorf("%w: idserver: registering the generator's metrics: %w", ringflake.ErrInvalidOption, err)
-	}
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), nil
 }
 
 // ServeHTTP serves a request.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.observer == nil {
+		h.mux.ServeHTTP(w, r)
+		return
+	}
+	h.observe(w, r)
+}
 
 // Ready reports whether the handler should get traffic: nil when it
 // should, otherwise the reason, an error whose [ErrorCode] /readyz
@@ -292,7 +299,7 @@ func (h *Handler) send(w http.ResponseWriter, bp *[]byte, b []byte) {
 }
 
 func (h *Handler) serveID(w http.ResponseWriter, r *http.Request) {
-	req, ok := h.read(w, r, "/v1/id", paramFormat)
+	req, ok := h.read(w, r, RouteID, paramFormat)
 	if !ok {
 		return
 	}
@@ -302,6 +309,7 @@ func (h *Handler) serveID(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.succeeded()
+	gave(w, 1)
 	bp := h.buffer()
 	b := append((*bp)[:0], `{"id":"`...)
 	b = req.enc.Append(b, id)
@@ -309,7 +317,7 @@ func (h *Handler) serveID(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) serveIDs(w http.ResponseWriter, r *http.Request) {
-	req, ok := h.read(w, r, "/v1/ids", paramN|paramFormat)
+	req, ok := h.read(w, r, RouteIDs, paramN|paramFormat)
 	if !ok {
 		return
 	}
@@ -321,6 +329,7 @@ func (h *Handler) serveIDs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.succeeded()
+	gave(w, len(ids))
 	bp := h.buffer()
 	b := append((*bp)[:0], `{"ids":[`...)
 	for i, id := range ids {
@@ -335,16 +344,16 @@ func (h *Handler) serveIDs(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) serveParse(w http.ResponseWriter, r *http.Request) {
-	req, ok := h.read(w, r, "/v1/parse/{id}", paramFormat|paramLayout)
+	req, ok := h.read(w, r, RouteParse, paramFormat|paramLayout)
 	if !ok {
 		return
 	}
-	id, err := idtext.Parse(r.PathValue("id"), req.enc)
+	id, err := ParseID(r.PathValue("id"), req.enc)
 	if err != nil {
 		badRequest(w, err)
 		return
 	}
-	p, err := idtext.Decompose(req.layout, id)
+	p, err := Decompose(req.layout, id)
 	if err != nil {
 		badRequest(w, err)
 		return
@@ -358,10 +367,16 @@ func (h *Handler) serveParse(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) serveHealth(w http.ResponseWriter, r *http.Request) {
+	if _, ok := h.read(w, r, RouteHealth, 0); !ok {
+		return
+	}
 	writeJSON(w, http.StatusOK, h.healthy)
 }
 
 func (h *Handler) serveReady(w http.ResponseWriter, r *http.Request) {
+	if _, ok := h.read(w, r, RouteReady, 0); !ok {
+		return
+	}
 	if err := h.Ready(r.Context()); err != nil {
 		unavailable(w, err)
 		return
@@ -374,7 +389,7 @@ func (h *Handler) serveReady(w http.ResponseWriter, r *http.Request) {
 func methodNotAllowed(allow string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", allow)
-		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s: use GET", r.Method, r.URL.Path), "")
+		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s: use GET", r.Method, r.URL.Path), CodeMethodNotAllowed)
 	}
 }
 
@@ -384,15 +399,15 @@ func getOnly(f http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodHead {
 			w.Header().Set("Allow", allowGet)
-			writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("HEAD is not allowed on %s: it would issue IDs nobody sees; use GET", r.URL.Path), "")
+			writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("HEAD is not allowed on %s: it would issue IDs nobody sees; use GET", r.URL.Path), CodeMethodNotAllowed)
 			return
 		}
 		f(w, r)
 	}
 }
 
-func notFound(w http.ResponseWriter, r *http.Request) {
-	writeError(w, http.StatusNotFound, fmt.Sprintf("no such path %q: see /v1/id, /v1/ids?n=N, /v1/parse/{id}, /healthz, /readyz, /metrics", r.URL.Path), "")
+func (h *Handler) serveNotFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusNotFound, fmt.Sprintf("no such path %q: see %s", r.URL.Path, h.notFound), CodeNotFound)
 }
 
 // Header values of every JSON response, shared and never modified.
@@ -415,22 +430,25 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	_, _ = w.Write(body) // a client that went away is not an error to report
 }
 
-// errorJSON is the body of every error response; Code only for 503s.
+// errorJSON is the body of every error response.
 type errorJSON struct {
 	Error string `json:"error"`
-	Code  string `json:"code,omitempty"`
+	Code  string `json:"code"`
 }
 
+// writeError writes an error response: msg says what was wrong, code is
+// one of the Code constants.
 func writeError(w http.ResponseWriter, status int, msg, code string) {
+	failedWith(w, code)
 	b, err := json.Marshal(errorJSON{Error: msg, Code: code})
 	if err != nil { // cannot happen: two strings
-		b = []byte(`{"error":"unknown"}`)
+		b = []byte(`{"error":"unknown","code":"unavailable"}`)
 	}
 	writeJSON(w, status, append(b, '\n'))
 }
 
 func badRequest(w http.ResponseWriter, err error) {
-	writeError(w, http.StatusBadRequest, message(err), "")
+	writeError(w, http.StatusBadRequest, message(err), CodeBadRequest)
 }
 
 // unavailable writes the 503 of a generator error, with Retry-After when

@@ -13,14 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/cmd/ringflake/idserver"
-	"github.com/ringflake/ringflake/cmd/ringflake/internal/idtext"
 	"github.com/ringflake/ringflake/encodings"
+	"github.com/ringflake/ringflake/idserver"
 	"github.com/ringflake/ringflake/simclock"
 	"github.com/ringflake/ringflake/strategies"
 )
@@ -159,10 +157,12 @@ func TestMaxBatch(t *testing.T) {
 	assert.Contains(t, r.Error, "from 1 to 5")
 }
 
-// Bad input is 400 with {"error":…} naming what was wrong, and issues
-// nothing.
+// Bad input is 400 with {"error":…,"code":"bad_request"} naming what
+// was wrong, and issues nothing. Every route refuses a query parameter it
+// does not take, the metrics route too: its handler never sees the
+// request.
 func TestBadRequests(t *testing.T) {
-	s := newServer(t, nil)
+	s := newServer(t, nil, idserver.WithMetricsHandler(metricsText(t)))
 	for _, tc := range []struct {
 		target string
 		want   string // a fragment of the error
@@ -188,13 +188,18 @@ func TestBadRequests(t *testing.T) {
 		{"/v1/parse/1?layout=twitter,seq=13", `layout="twitter,seq=13"`},
 		{"/v1/parse/1?format=base99", `format="base99"`},
 		{"/v1/parse/1?n=1", `unknown query parameter "n"`},
+		{"/healthz?x=1", `unknown query parameter "x": /healthz takes no query parameters`},
+		{"/healthz?format=hex", `unknown query parameter "format"`},
+		{"/readyz?x=1", `unknown query parameter "x": /readyz takes no query parameters`},
+		{"/metrics?x=1", `unknown query parameter "x": /metrics takes no query parameters`},
+		{"/metrics?%zz", "query"},
 	} {
 		t.Run(tc.target, func(t *testing.T) {
 			w, r := s.get(tc.target)
 			assert.Equal(t, http.StatusBadRequest, w.Code)
 			assert.Contains(t, r.Error, tc.want)
 			assert.NotContains(t, r.Error, "ringflake:")
-			assert.Empty(t, r.Code)
+			assert.Equal(t, idserver.CodeBadRequest, r.Code)
 			assert.Empty(t, r.ID)
 			assert.Empty(t, r.IDs)
 		})
@@ -222,7 +227,7 @@ func TestParse(t *testing.T) {
 			w := httptest.NewRecorder()
 			s.h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, tc.target, nil))
 			require.Equal(t, http.StatusOK, w.Code, w.Body.String())
-			want, err := idtext.Decompose(tc.layout, tc.id)
+			want, err := idserver.Decompose(tc.layout, tc.id)
 			require.NoError(t, err)
 			b, err := json.Marshal(want)
 			require.NoError(t, err)
@@ -242,9 +247,10 @@ func TestHealthAndReady(t *testing.T) {
 	assert.Zero(t, s.gen.Stats().Issued, "a ready handler issues nothing to say so")
 }
 
-// Wrong methods are 405 with Allow, unknown paths 404: JSON both.
+// Wrong methods are 405 with Allow, unknown paths 404: JSON both, with
+// their codes.
 func TestMethodsAndPaths(t *testing.T) {
-	s := newServer(t, nil)
+	s := newServer(t, nil, idserver.WithMetricsHandler(metricsText(t)))
 	for _, tc := range []struct {
 		method, target string
 		status         int
@@ -271,6 +277,8 @@ func TestMethodsAndPaths(t *testing.T) {
 			w, r := s.do(tc.method, tc.target)
 			assert.Equal(t, tc.status, w.Code)
 			assert.NotEmpty(t, r.Error)
+			code := map[int]string{http.StatusNotFound: idserver.CodeNotFound, http.StatusMethodNotAllowed: idserver.CodeMethodNotAllowed}
+			assert.Equal(t, code[tc.status], r.Code)
 			if tc.status == http.StatusMethodNotAllowed {
 				// The routes that issue IDs refuse HEAD too.
 				allow := "GET, HEAD"
@@ -284,45 +292,51 @@ func TestMethodsAndPaths(t *testing.T) {
 	assert.Zero(t, s.gen.Stats().Issued)
 }
 
+// metricsText is a metrics handler of the test's: it answers in plain
+// text, and fails the test when it sees a query.
+func metricsText(t testing.TB) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		assert.Empty(t, r.URL.RawQuery, "the metrics handler saw a query")
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "mine_total 1\n")
+	})
+}
+
+// /metrics serves the handler given, GET and HEAD; without one it is 404
+// and the 404s do not list it.
 func TestMetrics(t *testing.T) {
-	s := newServer(t, nil)
-	s.get("/v1/ids?n=7")
+	s := newServer(t, nil, idserver.WithMetricsHandler(metricsText(t)))
+	for _, method := range []string{http.MethodGet, http.MethodHead} {
+		w := httptest.NewRecorder()
+		s.h.ServeHTTP(w, httptest.NewRequest(method, "/metrics", nil))
+		require.Equal(t, http.StatusOK, w.Code, method)
+		assert.Equal(t, "text/plain", w.Header().Get("Content-Type"), method)
+	}
 	w := httptest.NewRecorder()
 	s.h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/metrics", nil))
-	require.Equal(t, http.StatusOK, w.Code)
-	assert.Contains(t, w.Body.String(), "\nringflake_ids_issued_total 7\n")
-	assert.Contains(t, w.Body.String(), "\ngo_goroutines ")
+	assert.Equal(t, "mine_total 1\n", w.Body.String())
+	_, r := s.get("/nowhere")
+	assert.Contains(t, r.Error, "/readyz, /metrics")
 
-	// A registry of the caller's: the generator's series join its own.
-	reg := prometheus.NewRegistry()
-	mine := prometheus.NewCounter(prometheus.CounterOpts{Name: "mine_total", Help: "Mine."})
-	reg.MustRegister(mine)
-	s = newServer(t, nil, idserver.WithRegistry(reg))
-	w = httptest.NewRecorder()
-	s.h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/metrics", nil))
-	require.Equal(t, http.StatusOK, w.Code)
-	assert.Contains(t, w.Body.String(), "\nringflake_ids_issued_total 0\n")
-	assert.Contains(t, w.Body.String(), "\nmine_total 0\n")
-	assert.NotContains(t, w.Body.String(), "go_goroutines")
-
-	s = newServer(t, nil, idserver.WithoutMetrics())
-	w, _ = s.get("/metrics")
+	s = newServer(t, nil)
+	w, r = s.get("/metrics")
 	assert.Equal(t, http.StatusNotFound, w.Code)
+	assert.Equal(t, idserver.CodeNotFound, r.Code)
+	_, r = s.get("/nowhere")
+	assert.NotContains(t, r.Error, "/metrics")
+	assert.Contains(t, r.Error, "/readyz")
 }
 
 func TestNewErrors(t *testing.T) {
 	g, err := ringflake.New(1, ringflake.WithClock(simclock.New(start)))
 	require.NoError(t, err)
-	reg := prometheus.NewRegistry()
-	_, err = idserver.New(g, idserver.WithRegistry(reg))
-	require.NoError(t, err)
 	for name, f := range map[string]func() (*idserver.Handler, error){
-		"nil generator":    func() (*idserver.Handler, error) { return idserver.New(nil) },
-		"nil option":       func() (*idserver.Handler, error) { return idserver.New(g, nil) },
-		"nil lease":        func() (*idserver.Handler, error) { return idserver.New(g, idserver.WithLease(nil)) },
-		"nil registry":     func() (*idserver.Handler, error) { return idserver.New(g, idserver.WithRegistry(nil)) },
-		"registered twice": func() (*idserver.Handler, error) { return idserver.New(g, idserver.WithRegistry(reg)) },
-		"batch of 0":       func() (*idserver.Handler, error) { return idserver.New(g, idserver.WithMaxBatch(0)) },
+		"nil generator":       func() (*idserver.Handler, error) { return idserver.New(nil) },
+		"nil option":          func() (*idserver.Handler, error) { return idserver.New(g, nil) },
+		"nil lease":           func() (*idserver.Handler, error) { return idserver.New(g, idserver.WithLease(nil)) },
+		"nil metrics handler": func() (*idserver.Handler, error) { return idserver.New(g, idserver.WithMetricsHandler(nil)) },
+		"nil observer":        func() (*idserver.Handler, error) { return idserver.New(g, idserver.WithObserver(nil)) },
+		"batch of 0":          func() (*idserver.Handler, error) { return idserver.New(g, idserver.WithMaxBatch(0)) },
 		"batch above limit": func() (*idserver.Handler, error) {
 			return idserver.New(g, idserver.WithMaxBatch(idserver.MaxBatchLimit+1))
 		},
