@@ -45,6 +45,7 @@ type before struct {
 	catchUp  int   // the restart whose mark the wall clock has not passed, or -1
 	alone    bool  // no other call under way
 	starts   int64 // calls started so far
+	event    int   // the position of the event under way (see attribution), or -1
 }
 
 // call makes one call to the generator as caller w and checks it. It
@@ -52,14 +53,16 @@ type before struct {
 // crashed.
 func (e *engine) call(w *worker) bool {
 	e.callN++
-	if e.gen == nil && !e.down(e.callN) {
+	event := e.underWay()
+	if e.gen == nil && !e.down(e.callN, event) {
 		e.ended(w)
 		e.rep.Calls++
+		e.row(event).Calls++
 		return false
 	}
 	b := before{n: e.callN, mono: e.mono, wall: e.wall, stepped: e.stepped, allowed: e.clockTick(),
 		floor: e.maxID, anyID: e.anyID, run: e.runs, markTick: e.floor, catchUp: e.catchingUp(),
-		alone: e.busy == 1, starts: e.starts}
+		alone: e.busy == 1, starts: e.starts, event: event}
 
 	id, err := e.next1(w)
 
@@ -67,13 +70,16 @@ func (e *engine) call(w *worker) bool {
 	e.rep.Calls++
 	if w.abandoned {
 		w.abandoned = false
-		e.count("crash")
+		crashed := e.restartPos(len(e.rep.Restarts) - 1) // the crash ended it
+		e.row(crashed).Calls++
+		e.count("crash", crashed)
 		e.rep.Restarts[len(e.rep.Restarts)-1].Abandoned++
 		return true
 	}
+	e.row(event).Calls++
 	e.checkTime(b, w.trace, err)
 	if err != nil {
-		e.failed(b.n, err)
+		e.failed(b.n, err, event)
 		return false
 	}
 	e.checkID(b, id)
@@ -103,6 +109,10 @@ func (e *engine) checkTime(b before, tr calltrace.Call, err error) {
 	r := e.rep
 	stall := e.mono - b.mono
 	r.MaxStall = max(r.MaxStall, stall)
+	if row := e.row(b.event); stall > 0 {
+		row.Stalled++
+		row.MaxStall = max(row.MaxStall, stall)
+	}
 	r.MaxStrategyWait = max(r.MaxStrategyWait, tr.Strategy)
 	r.MaxQueue = max(r.MaxQueue, tr.Capacity)
 	r.MaxReservationWait = max(r.MaxReservationWait, tr.Reservation)
@@ -157,6 +167,7 @@ func (e *engine) checkID(b before, id ringflake.ID) {
 	r.MaxLag = max(r.MaxLag, time.Duration(wallTick-tick)*e.unit)
 	if tick > e.newest && tick > wallTick {
 		r.Borrowed += e.unit
+		e.row(b.event).Borrowed += e.unit
 	}
 	e.newest = max(e.newest, tick)
 	e.traceID(id, tick)
@@ -206,27 +217,20 @@ func (e *engine) checkStall(n int64, stall time.Duration, tr calltrace.Call, alo
 	}
 }
 
-// failed counts a failed call.
-func (e *engine) failed(n int64, err error) {
-	var re *ringflake.RollbackError
-	kind := "other"
-	switch {
-	case errors.As(err, &re):
-		kind = "rollback"
-		if re.Behind <= 0 && e.known {
-			e.violate(n, "rollback-amount", "rollback error with amount %v; it must be positive", re.Behind)
-		}
-	case errors.Is(err, ringflake.ErrLayoutExpired):
-		kind = "expired"
-	case errors.Is(err, ringflake.ErrBeforeEpoch):
-		kind = "before_epoch"
+// failed counts call n, started while the event at pos was under way,
+// which failed with err.
+func (e *engine) failed(n int64, err error, pos int) {
+	if re := (*ringflake.RollbackError)(nil); errors.As(err, &re) && re.Behind <= 0 && e.known {
+		e.violate(n, "rollback-amount", "rollback error with amount %v; it must be positive", re.Behind)
 	}
-	e.count(kind)
+	e.count(e.errorKind(err, pos), pos)
 }
 
-// count counts a failed call of kind.
-func (e *engine) count(kind string) {
+// count counts a failed call of kind, started while the event at pos was
+// under way.
+func (e *engine) count(kind string, pos int) {
 	e.rep.Errors[kind]++
+	e.row(pos).Errors[kind]++
 	e.traceError()
 }
 
@@ -258,6 +262,7 @@ func (e *engine) finish() *Report {
 	}
 	e.ids = nil
 	r.Trace = e.finishTrace()
+	e.finishAttribution()
 	if e.opt.progress != nil {
 		e.opt.progress(e.s.Duration, e.s.Duration)
 	}

@@ -114,9 +114,9 @@ var (
 	scenarioFields = []string{"name", "start", "layout", "node", "duration", "mark_ahead", "load", "events", "expect"}
 	loadFields     = []string{"rate", "goroutines", "bursts"}
 	burstFields    = []string{"at", "count", "over"}
-	eventFields    = []string{"at", "step", "freeze", "drift", "jitter", "restart", "seed"}
+	eventFields    = []string{"at", "step", "freeze", "drift", "jitter", "restart", "pause", "seed"}
 	boundFields    = []string{"issued", "duplicates", "out_of_order", "errors",
-		"errors.rollback", "errors.expired", "errors.before_epoch", "errors.crash", "errors.other",
+		"errors.rollback", "errors.frozen", "errors.expired", "errors.before_epoch", "errors.crash", "errors.other",
 		"available", "max_stall", "max_strategy_wait", "max_queue", "max_reservation_wait", "max_lead", "max_lag", "borrowed"}
 )
 
@@ -221,7 +221,7 @@ func unknownField(names []string) func(string) string {
 // unknownEvent is the reason given for a key of an event that is not a
 // field of events.
 func unknownEvent(key string) string {
-	return "unknown event " + quote(key) + "; want step, freeze, drift, jitter or restart, with at (and seed for jitter)"
+	return "unknown event " + quote(key) + "; want step, freeze, drift, jitter, restart or pause, with at (and seed for jitter)"
 }
 
 // unknownBound is the reason given for a key of an expectation that is
@@ -380,7 +380,7 @@ func (p *parser) event(ep string, n *yaml.Node) error {
 				err = p.errf(v, path, nil, "%d: want a seed >= 0", s)
 			}
 			ev.Seed = uint64(s)
-		case "step", "freeze", "jitter":
+		case "step", "freeze", "jitter", "pause":
 			ev.D, err = p.duration(v, path)
 		case "drift":
 			ev.Rate, err = p.rate(v, path)
@@ -399,7 +399,7 @@ func (p *parser) event(ep string, n *yaml.Node) error {
 	case err != nil:
 		return err
 	case ev.Kind == 0:
-		return p.failLine(p.s.lines[ep], ep, "no event; want one of step, freeze, drift, jitter or restart")
+		return p.failLine(p.s.lines[ep], ep, "no event; want one of step, freeze, drift, jitter, restart or pause")
 	case !hasAt:
 		return p.failLine(p.s.lines[ep], ep+".at", "missing; want the true time since the start, such as 20ms")
 	}
@@ -408,7 +408,7 @@ func (p *parser) event(ep string, n *yaml.Node) error {
 }
 
 func kindOf(name string) Kind {
-	for k := Step; k <= Restart; k++ {
+	for k := Step; k <= lastKind; k++ {
 		if k.String() == name {
 			return k
 		}

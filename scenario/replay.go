@@ -93,12 +93,14 @@ func Replay(ctx context.Context, s *Scenario, strategy strategies.Strategy, opts
 	return r, nil
 }
 
-// The engine replays a scenario. Its work is in three parts, a file each:
+// The engine replays a scenario. Its work is in parts, a file each:
 //
 //   - schedule.go: a discrete-event simulation of the callers and the
 //     clock, which decides what happens next and moves the clock to it;
 //   - checks.go: each call checked against the strategy's promise, and
 //     the report's counts;
+//   - attribute.go: the scripted event under way at each call, and what
+//     the calls cost under each;
 //   - trace.go: what a plot draws, when asked for.
 //
 // restart.go carries out restart events, between two calls.
@@ -120,6 +122,7 @@ type engine struct {
 	scheduler    // the callers and the calls due
 	checker      // what the checks remember of the calls made
 	tracer       // what a plot draws
+	attribution  // which event was under way at each call
 }
 
 // running is the generator running now and what belongs to its run.

@@ -70,6 +70,12 @@ type Report struct {
 	// Restarts tell what each restart event of the scenario did, in
 	// order; empty without restart events.
 	Restarts []RestartReport
+	// Events tell, per event of the scenario in time order (file order at
+	// one instant), what the calls cost that started while it was under
+	// way: their errors, stalls and borrowed time; Steady, those of the
+	// calls that started while no event was. See [EventReport].
+	Events []EventReport
+	Steady EventReport
 	// Unmet lists the file's expectations the replay did not meet.
 	Unmet []Unmet
 	// Trace holds what a plot draws; nil unless [WithTrace] was given.
@@ -79,7 +85,10 @@ type Report struct {
 }
 
 // ErrorMap counts errors by kind: "rollback" (the clock was behind and the
-// strategy did not keep the generator available), "expired" (the layout
+// strategy did not keep the generator available), "frozen" (the clock
+// stood still — a freeze or pause under way, see [EventReport] — and the
+// tick's sequence numbers were used up; the generator reports it as a
+// rollback, which it is not), "expired" (the layout
 // ran out), "before_epoch" (the clock read before the layout's epoch and
 // nothing was issued yet, or a restarted process could not start for that
 // reason), "crash" (the call was under way when a restart: crash event
@@ -296,9 +305,10 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	for i, u := range r.Unmet {
 		unmet[i] = u.String()
 	}
-	errs := map[string]int64{}
-	for _, k := range errorKinds {
-		errs[k] = r.Errors[k]
+	errs := errorsJSON(r.Errors)
+	events := make([]eventJSON, len(r.Events))
+	for i, e := range r.Events {
+		events[i] = newEventJSON(e)
 	}
 	violations := r.Violations
 	if violations == nil {
@@ -329,10 +339,45 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		ViolationCount     int64            `json:"violation_count"`
 		Violations         []Violation      `json:"violations"`
 		Restarts           []RestartReport  `json:"restarts"`
+		Events             []eventJSON      `json:"events"`
+		Steady             eventJSON        `json:"steady"`
 		Unmet              []string         `json:"unmet"`
 	}{r.Scenario, r.File, r.Strategy, promiseJSON{r.PromiseKnown, r.Promise.Monotonic, r.Promise.MaxStall, r.Promise.MaxLead, r.Promise.Reuses},
 		r.OK(), r.Calls, r.Issued, r.Duplicates, r.OutOfOrder, errs, r.MaxStall, r.MaxStrategyWait, r.MaxQueue, r.MaxReservationWait,
-		r.MaxLead, r.MaxLag, r.Borrowed, r.ViolationCount, violations, restarts, unmet})
+		r.MaxLead, r.MaxLag, r.Borrowed, r.ViolationCount, violations, restarts, events, newEventJSON(r.Steady), unmet})
+}
+
+// eventJSON is an [EventReport] in JSON: the event as the report labels
+// it, and the error counts of every kind.
+type eventJSON struct {
+	Index    int              `json:"index"`
+	Event    string           `json:"event"`
+	Kind     string           `json:"kind"`
+	At       time.Duration    `json:"at_ns"`
+	Until    time.Duration    `json:"until_ns"`
+	Calls    int64            `json:"calls"`
+	Errors   map[string]int64 `json:"errors"`
+	Stalled  int64            `json:"stalled"`
+	MaxStall time.Duration    `json:"max_stall_ns"`
+	Borrowed time.Duration    `json:"borrowed_ns"`
+}
+
+func newEventJSON(e EventReport) eventJSON {
+	out := eventJSON{Index: e.Index, Event: "none", Kind: "none", At: e.Event.At, Until: e.Until, Calls: e.Calls,
+		Errors: errorsJSON(e.Errors), Stalled: e.Stalled, MaxStall: e.MaxStall, Borrowed: e.Borrowed}
+	if e.Index >= 0 {
+		out.Event, out.Kind = e.Event.Label(), e.Event.Kind.String()
+	}
+	return out
+}
+
+// errorsJSON returns the counts of every kind of error, zeros included.
+func errorsJSON(m ErrorMap) map[string]int64 {
+	out := map[string]int64{}
+	for _, k := range errorKinds {
+		out[k] = m[k]
+	}
+	return out
 }
 
 // promiseJSON is a report's promise in JSON: known is false when the

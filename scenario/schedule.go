@@ -42,6 +42,8 @@ type scheduler struct {
 	starts       int64 // calls started so far
 	callN        int64 // calls made so far, each numbered when it is made
 	nextProgress time.Duration
+	pauses       []span // the pauses, merged: no call starts during them
+	nextPause    int    // the first pause not over by the last call due
 }
 
 // worker is one simulated caller.
@@ -77,11 +79,19 @@ type mark struct {
 // events in time order.
 func (e *engine) script() ([]Event, error) {
 	s := e.s
-	events := slices.Clone(s.Events)
-	slices.SortStableFunc(events, func(a, b Event) int { return cmp.Compare(a.At, b.At) })
+	order := make([]int, len(s.Events))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(s.Events[a].At, s.Events[b].At) })
+	events := make([]Event, len(order))
+	for pos, i := range order {
+		events[pos] = s.Events[i]
+	}
+	e.startAttribution(order)
 	for i, ev := range s.Events {
 		if ev.Kind == Restart { // the scheduler carries it out
-			e.restarts = append(e.restarts, restartEvent{Event: ev, path: fmt.Sprintf("events[%d]", i)})
+			e.restarts = append(e.restarts, restartEvent{Event: ev, index: i, path: fmt.Sprintf("events[%d]", i)})
 		}
 	}
 	slices.SortStableFunc(e.restarts, func(a, b restartEvent) int { return cmp.Compare(a.At, b.At) })
@@ -96,10 +106,13 @@ func (e *engine) script() ([]Event, error) {
 		switch ev.Kind {
 		case Step:
 			st.steps = ev.D
-		case Freeze:
+		case Freeze, Pause:
 			e.exact = false
 			if ev.D <= math.MaxInt64-ev.At {
 				e.stops = append(e.stops, stop{at: ev.At + ev.D})
+			}
+			if ev.Kind == Pause {
+				e.pauses = append(e.pauses, span{from: ev.At, to: addSat(ev.At, ev.D)})
 			}
 		case Drift:
 			e.exact = e.exact && ev.Rate == 0
@@ -117,7 +130,39 @@ func (e *engine) script() ([]Event, error) {
 	if err := e.clk.Schedule(script...); err != nil {
 		return nil, &Error{File: s.File, Field: "events", Reason: trimPrefix(err), Err: err}
 	}
+	e.pauses = mergeSpans(e.pauses)
 	return events, nil
+}
+
+// span is an interval of true time, [from, to).
+type span struct{ from, to time.Duration }
+
+// mergeSpans returns the spans in time order, those that overlap or touch
+// merged.
+func mergeSpans(spans []span) []span {
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.from, b.from) })
+	var out []span
+	for _, sp := range spans {
+		if n := len(out); n > 0 && sp.from <= out[n-1].to {
+			out[n-1].to = max(out[n-1].to, sp.to)
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// resumeAt returns when a call due at t starts, pauses aside: t, or the
+// end of the pause t falls in. t never decreases from one call to the
+// next, so the pauses before it are passed for good.
+func (e *engine) resumeAt(t time.Duration) time.Duration {
+	for e.nextPause < len(e.pauses) && e.pauses[e.nextPause].to <= t {
+		e.nextPause++
+	}
+	if e.nextPause < len(e.pauses) && e.pauses[e.nextPause].from <= t {
+		return e.pauses[e.nextPause].to
+	}
+	return t
 }
 
 // sortStops puts the stops in order and merges stops at the same instant,
@@ -250,7 +295,11 @@ func (e *engine) nextDue() (time.Duration, bool) {
 		e.cancelled = true
 		return 0, false
 	}
-	return e.due.peek()
+	due, ok := e.due.peek()
+	if ok && len(e.pauses) > 0 {
+		due = e.resumeAt(max(due, e.mono))
+	}
+	return due, ok
 }
 
 // restartDue puts the next restart event under way when it is due before
@@ -283,6 +332,7 @@ func (e *engine) advance(t time.Duration) {
 		st := e.stops[e.nextStop]
 		e.nextStop++
 		e.moveTo(st.at)
+		e.fire(st.steps)
 		if st.steps != 0 {
 			pre := e.wall.Add(-st.steps)
 			e.stepped += st.steps
@@ -303,6 +353,9 @@ func (e *engine) moveTo(t time.Duration) {
 	e.mono = t
 	e.wall = e.clk.Wall()
 	e.mark(e.layout.Tick(e.wall))
+	if len(e.open) > 0 {
+		e.closeWindows()
+	}
 	if e.opt.progress != nil && e.mono >= e.nextProgress {
 		e.progress()
 	}
