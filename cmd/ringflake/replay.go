@@ -74,7 +74,6 @@ func plural(n int, one, more string) string {
 	return more
 }
 
-
 // message says what went wrong with the file, naming it: err's message
 // without a "ringflake: " prefix, and the strategy whose replay failed.
 func (o replayOutcome) message() string {
