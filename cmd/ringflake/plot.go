@@ -101,6 +101,16 @@ type plot struct {
 	// The offset range of the views, shared by the panels: offsets from
 	// true time at their bottom and top.
 	ymin, ymax time.Duration
+	// symlog: the offsets span more than linearTicks ticks, and the y axis
+	// is a symmetric log scale (see scale); lo and hi are the scaled
+	// bottom and top, margins included.
+	symlog bool
+	lo, hi float64
+	// peak is the most calls of one bucket in any panel: the calls'
+	// strips of all panels share it as their scale.
+	peak int64
+	// summaries are the panels' summary lines, wrapped to fit the width.
+	summaries [][]string
 
 	events   []eventLabel // the scenario's events in time order, with their labels placed
 	lanes    int          // rows of labels above each panel
@@ -119,11 +129,14 @@ func newPlot(s *scenario.Scenario, reports []*scenario.Report) *plot {
 		p.ymin, p.ymax = min(p.ymin, d), max(p.ymax, d)
 	}
 	see(0)
+	p.peak = 1
 	for _, r := range reports {
+		p.summaries = append(p.summaries, wrap(summaryParts(r), plotWidth-plotLeft-plotRight))
 		tr := r.Trace
 		if tr == nil {
 			continue
 		}
+		p.peak = max(p.peak, peakCalls(tr))
 		p.unit = tr.Unit
 		jitter := jitterAt(tr.Events)
 		for _, pt := range tr.Wall {
@@ -150,8 +163,18 @@ func newPlot(s *scenario.Scenario, reports []*scenario.Report) *plot {
 		mid := p.ymin + span/2
 		p.ymin, p.ymax = mid-2*p.unit, mid+2*p.unit
 	}
-	pad := (p.ymax - p.ymin) / 12
-	p.ymin, p.ymax = p.ymin-pad, p.ymax+pad
+	if max(p.ymax, -p.ymin) > linearTicks*p.unit {
+		// A linear scale would squash a step of a few ticks next to one
+		// of seconds into a line.
+		p.symlog = true
+		lo, hi := p.scale(p.ymin), p.scale(p.ymax)
+		pad := (hi - lo) / 12
+		p.lo, p.hi = lo-pad, hi+pad
+	} else {
+		pad := (p.ymax - p.ymin) / 12
+		p.ymin, p.ymax = p.ymin-pad, p.ymax+pad
+		p.lo, p.hi = p.scale(p.ymin), p.scale(p.ymax)
+	}
 
 	for _, ev := range sortedEvents(s.Events) {
 		_, text, _ := strings.Cut(ev.String(), ": ")
@@ -184,9 +207,54 @@ func (p *plot) x(at time.Duration) float64 {
 	return plotLeft + float64(at)/float64(p.xmax)*(plotWidth-plotLeft-plotRight)
 }
 
+// linearTicks is the largest offset, in ticks of the layout, that the y
+// axis shows on a linear scale.
+const linearTicks = 20
+
+// scale maps an offset to the y axis' scale: itself, or on a symmetric
+// log scale, sign(off) × ln(1 + |off|/tick), linear within a tick of 0
+// and logarithmic beyond, so that a step of 80 ms and a freeze of 3 s
+// are both seen.
+func (p *plot) scale(off time.Duration) float64 {
+	if !p.symlog {
+		return float64(off)
+	}
+	v := math.Log1p(math.Abs(float64(off)) / float64(p.unit))
+	if off < 0 {
+		return -v
+	}
+	return v
+}
+
 // y maps an offset to the offset view whose top is at top.
 func (p *plot) y(top float64, off time.Duration) float64 {
-	return top + float64(p.ymax-off)/float64(p.ymax-p.ymin)*offsetHeight
+	return top + (p.hi-p.scale(off))/(p.hi-p.lo)*offsetHeight
+}
+
+// yTicks returns the offsets the y axis marks: steps of a nice size on a
+// linear scale; 0 and ± a tick times the powers of ten on a log one.
+func (p *plot) yTicks() []time.Duration {
+	var out []time.Duration
+	if !p.symlog {
+		ystep := niceStep(p.ymax - p.ymin)
+		for off := ceilTo(p.ymin, ystep); off <= p.ymax; off += ystep {
+			out = append(out, off)
+		}
+		return out
+	}
+	out = append(out, 0)
+	for d := p.unit; d > 0 && d <= max(p.ymax, -p.ymin); d *= 10 {
+		if d <= p.ymax {
+			out = append(out, d)
+		}
+		if -d >= p.ymin {
+			out = append(out, -d)
+		}
+		if d > math.MaxInt64/10 {
+			break
+		}
+	}
+	return out
 }
 
 // The vertical layout: a header, then per panel a summary line, the rows
@@ -198,7 +266,17 @@ func (p *plot) headerHeight() int {
 }
 
 func (p *plot) panelHeight() int {
-	return 22 + p.lanes*laneHeight + offsetHeight + countGap + countHeight + 40
+	return p.summaryHeight() + 8 + p.lanes*laneHeight + offsetHeight + countGap + countHeight + 40
+}
+
+// summaryHeight is the height of the panels' summary lines: as many as
+// the longest has.
+func (p *plot) summaryHeight() int {
+	n := 1
+	for _, lines := range p.summaries {
+		n = max(n, len(lines))
+	}
+	return 14 + (n-1)*summaryLine
 }
 
 func (p *plot) footerHeight() int {
@@ -211,27 +289,19 @@ func (p *plot) footerHeight() int {
 // panel draws report i, from top on.
 func (p *plot) panel(b *strings.Builder, top, i int, r *scenario.Report) {
 	left, right := float64(plotLeft), float64(plotWidth-plotRight)
-	labelTop := float64(top + 22)
+	labelTop := float64(top + p.summaryHeight() + 8)
 	vTop := labelTop + float64(p.lanes*laneHeight)
 	vBottom := vTop + offsetHeight
 	cTop := vBottom + countGap
 	cBottom := cTop + countHeight
 	fmt.Fprintf(b, "<g class=\"panel\" data-strategy=\"%s\">\n", esc(r.Strategy))
 
-	result, colour := "OK", "#1a7f37"
-	if !r.OK() {
-		result, colour = "FAIL", errorColour
-	}
-	fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%d\"><tspan font-weight=\"bold\">%s</tspan> <tspan font-weight=\"bold\" fill=\"%s\">%s</tspan>"+
-		" — issued %d · failed %s · out of order %d · stall %s (waits: strategy %s, queue %s, reservation %s) · lead %s · lag %s · borrowed %s</text>\n",
-		left, top+14, esc(r.Strategy), colour, result, r.Issued, esc(r.Errors.String()), r.OutOfOrder, short(r.MaxStall),
-		short(r.MaxStrategyWait), short(r.MaxQueue), short(r.MaxReservationWait), short(r.MaxLead), short(r.MaxLag), short(r.Borrowed))
+	p.summary(b, top, i, r)
 	fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#fcfcfc\" stroke=\"#bbb\"/>\n", left, vTop, right-left, offsetHeight)
 	fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#fcfcfc\" stroke=\"#bbb\"/>\n", left, cTop, right-left, countHeight)
 
 	// Grid and labels: offsets up the side, true time along the bottom.
-	ystep := niceStep(p.ymax - p.ymin)
-	for off := ceilTo(p.ymin, ystep); off <= p.ymax; off += ystep {
+	for _, off := range p.yTicks() {
 		y := p.y(vTop, off)
 		colour := "#e8e8e8"
 		if off == 0 {
@@ -240,8 +310,12 @@ func (p *plot) panel(b *strings.Builder, top, i int, r *scenario.Report) {
 		fmt.Fprintf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", left, y, right, y, colour)
 		fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\" fill=\"#444\">%s</text>\n", left-6, y+4, signed(off))
 	}
-	fmt.Fprintf(b, "<text transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\" font-size=\"11\" fill=\"#444\">offset from true time</text>\n",
-		vTop+offsetHeight/2)
+	axis := "offset from true time"
+	if p.symlog {
+		axis += " (log scale)"
+	}
+	fmt.Fprintf(b, "<text transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\" font-size=\"11\" fill=\"#444\">%s</text>\n",
+		vTop+offsetHeight/2, axis)
 	xstep := niceStep(p.xmax)
 	for at := time.Duration(0); at <= p.xmax; at += xstep {
 		x := p.x(at)

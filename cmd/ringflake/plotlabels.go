@@ -134,8 +134,12 @@ func (p *plot) header(b *strings.Builder) {
 	if file == "" {
 		file = p.s.Name
 	}
-	fmt.Fprintf(b, "<text x=\"%d\" y=\"42\" fill=\"#444\">%s · the wall clock reads %s at the start</text>\n", plotLeft, esc(file),
-		p.s.Start.UTC().Format(time.RFC3339Nano))
+	line := " · the wall clock reads " + p.s.Start.UTC().Format(time.RFC3339Nano) + " at the start"
+	for r := []rune(file); textWidth(file+line) > plotWidth-plotLeft-plotRight && len(r) > 1; {
+		r = r[1:] // a long path loses its start
+		file = "…" + string(r)
+	}
+	fmt.Fprintf(b, "<text x=\"%d\" y=\"42\" fill=\"#444\">%s</text>\n", plotLeft, esc(file+line))
 	y := 46
 	for _, line := range p.comment {
 		y += 15
@@ -217,4 +221,71 @@ func (p *plot) footer(b *strings.Builder, top int) {
 		fmt.Fprintf(b, "<text x=\"%d\" y=\"%d\">%s  %s</text>\n", x, y, l.text, esc(l.ev.String()))
 	}
 	b.WriteString("</g>\n")
+}
+
+// summaryLine is the height of a line of a panel's summary.
+const summaryLine = 15
+
+// summaryWidth is the width of a character of a panel's summary (font
+// size 12), about, erring wide: what wrap measures lines with.
+const summaryWidth = 7.0
+
+// summaryParts returns the parts of a panel's summary line: the strategy
+// and its result, then the report's figures.
+func summaryParts(r *scenario.Report) []string {
+	result := "OK"
+	if !r.OK() {
+		result = "FAIL"
+	}
+	return []string{cell(r.Strategy) + " " + result, fmt.Sprintf("issued %d", r.Issued), "failed " + r.Errors.String(),
+		fmt.Sprintf("out of order %d", r.OutOfOrder),
+		fmt.Sprintf("stall %s (waits: strategy %s, queue %s, reservation %s)", short(r.MaxStall), short(r.MaxStrategyWait),
+			short(r.MaxQueue), short(r.MaxReservationWait)),
+		"lead " + short(r.MaxLead), "lag " + short(r.MaxLag), "borrowed " + short(r.Borrowed)}
+}
+
+// wrap joins parts with " · " into lines no wider than width, breaking
+// between parts only.
+func wrap(parts []string, width float64) []string {
+	var lines []string
+	line := ""
+	for _, part := range parts {
+		next := part
+		if line != "" {
+			next = line + " · " + part
+		}
+		if line != "" && textWidth(next) > width {
+			lines = append(lines, line)
+			next = part
+		}
+		line = next
+	}
+	return append(lines, line)
+}
+
+// textWidth is the width of a summary's text, about.
+func textWidth(s string) float64 { return summaryWidth * float64(len([]rune(s))) }
+
+// summary draws panel i's summary lines from top on: the strategy in bold
+// and its result in colour, then its figures.
+func (p *plot) summary(b *strings.Builder, top, i int, r *scenario.Report) {
+	colour := "#1a7f37"
+	if !r.OK() {
+		colour = errorColour
+	}
+	for j, line := range p.summaries[i] {
+		y := top + 14 + j*summaryLine
+		fmt.Fprintf(b, "<text class=\"summary\" x=\"%d\" y=\"%d\">", plotLeft, y)
+		if j == 0 {
+			name, rest, _ := strings.Cut(line, " ")
+			result, rest, _ := strings.Cut(rest, " · ")
+			fmt.Fprintf(b, "<tspan font-weight=\"bold\">%s</tspan> <tspan font-weight=\"bold\" fill=\"%s\">%s</tspan>", esc(name), colour, esc(result))
+			if rest != "" {
+				b.WriteString(" · " + esc(rest))
+			}
+		} else {
+			b.WriteString(esc(line))
+		}
+		b.WriteString("</text>\n")
+	}
 }

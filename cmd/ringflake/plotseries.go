@@ -124,24 +124,32 @@ func (p *plot) ids(b *strings.Builder, tr *scenario.Trace, vTop float64) {
 		count, pts.String(), d.String(), idColour, width)
 }
 
+// peakCalls returns the most calls, issued and failed, of one bucket of
+// tr.
+func peakCalls(tr *scenario.Trace) int64 {
+	calls := map[time.Duration]int64{}
+	for _, bk := range tr.IDs {
+		calls[bk.At] += bk.Count
+	}
+	for _, pt := range tr.Errors {
+		calls[pt.At] += int64(pt.T)
+	}
+	peak := int64(0)
+	for _, n := range calls {
+		peak = max(peak, n)
+	}
+	return peak
+}
+
 // counts draws the strip of calls per bucket: IDs issued in grey, failed
-// calls in red on top of them, on a scale of the busiest bucket.
+// calls in red on top of them, on the scale of the busiest bucket of
+// every panel, so that panels compare.
 func (p *plot) counts(b *strings.Builder, tr *scenario.Trace, cTop float64) {
 	issued := map[time.Duration]int64{}
-	failed := map[time.Duration]int64{}
-	peak := int64(1)
 	for _, bk := range tr.IDs {
 		issued[bk.At] = bk.Count
 	}
-	for _, pt := range tr.Errors {
-		failed[pt.At] = int64(pt.T)
-	}
-	for at, n := range issued {
-		peak = max(peak, n+failed[at])
-	}
-	for at, n := range failed {
-		peak = max(peak, n+issued[at])
-	}
+	peak := p.peak
 	width := max(1, p.x(tr.Bucket)-p.x(0))
 	bottom := cTop + countHeight
 	// A log scale: one call in a bucket shows next to a burst of
@@ -158,8 +166,8 @@ func (p *plot) counts(b *strings.Builder, tr *scenario.Trace, cTop float64) {
 		fmt.Fprintf(&pts, "%d:%d", bk.At, bk.Count)
 		total += bk.Count
 	}
-	fmt.Fprintf(b, "<path class=\"issued\" data-series=\"issued\" data-count=\"%d\" data-points=\"%s\" d=\"%s\" fill=\"%s\"/>\n",
-		total, pts.String(), d.String(), issuedColour)
+	fmt.Fprintf(b, "<path class=\"issued\" data-series=\"issued\" data-count=\"%d\" data-peak=\"%d\" data-points=\"%s\" d=\"%s\" fill=\"%s\"/>\n",
+		total, peak, pts.String(), d.String(), issuedColour)
 
 	d.Reset()
 	pts.Reset()
