@@ -332,10 +332,10 @@ func TestReplayReportsFilesThatFail(t *testing.T) {
 func TestReplayStrict(t *testing.T) {
 	dir := t.TempDir()
 	file := writeScenario(t, dir, "gate.yaml", stepBack+"expect:\n  all: {duplicates: 0}\n  \"ring,wait:5ms,error\": {out_of_order: 0}\n")
-	code, out, errOut := runCLI("replay", file)
+	code, out, _ := runCLI("replay", file)
 	require.Equal(t, 1, code, "the default chain misses its expectation: %s", out)
 
-	code, out, errOut = runCLI("replay", "-strategy", "ring,logical:1s", file)
+	code, out, errOut := runCLI("replay", "-strategy", "ring,logical:1s", file)
 	assert.Equal(t, 0, code, "%s\n%s", out, errOut)
 	assert.Equal(t, "ringflake: WARNING: "+file+`: expect["ring,wait:5ms,error"] not checked: its strategy was not replayed `+
 		"(give each with -strategy, or use -all-strategies); -strict makes this an error\n", errOut, "one loud line")
