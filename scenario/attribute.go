@@ -245,7 +245,11 @@ func (e *engine) frozen(pos int) bool {
 // tick's sequence numbers are used up, as it reports a clock that went
 // back; the replay tells them apart by the event under way: during a
 // freeze or a pause (begun after any step back still under way) the
-// error is the frozen clock's, "frozen", not a rollback.
+// error is the frozen clock's, "frozen", not a rollback. Should the
+// generator give a used-up tick of a frozen clock an error of its own (a
+// sentinel that errors.Is tells apart), it is to be matched first here,
+// before the rollback, and the event under way then decides only for
+// the errors that do not say.
 func (e *engine) errorKind(err error, pos int) string {
 	var re *ringflake.RollbackError
 	switch {
