@@ -55,7 +55,8 @@ func tooLarge(file, size string) *Error {
 // strategies.ErrInvalidStrategy), and everything [Scenario.Validate]
 // rejects.
 //
-// Parse takes time and memory in proportion to the size of data.
+// Parse takes time and memory in proportion to the size of data, and for
+// a file of YAML aliases to the limits at most.
 func Parse(file string, data []byte) (*Scenario, error) {
 	if len(data) > MaxFileSize {
 		return nil, tooLarge(file, fmt.Sprintf("%d bytes", len(data)))
@@ -103,10 +104,11 @@ func Parse(file string, data []byte) (*Scenario, error) {
 // is never decoded into Go values; the parser walks the tree once, in the
 // file's order, field by field, checking each mapping's keys against the
 // names the format gives it and each value against what its field takes.
-// Every error so names its field and line. Aliases are followed where a
-// value is read and count as often as they are used; the format's depth
-// and the limits on its lists and mappings bound the walk, so a file of
-// aliases cannot make it work more than a file of its size spelled out.
+// Every error so names its field and line. Aliases are followed, never
+// copied, and count as often as they are used: a list's length is checked
+// against its limit before its items are read, and a mapping's keys
+// against the names of its fields, so the format's depth and limits bound
+// the walk whatever the aliases.
 
 // The names of the fields of the format's mappings, in the order messages
 // list them.

@@ -28,7 +28,7 @@ type Report struct {
 	PromiseKnown bool
 	Calls        int64    // calls made to the generator
 	Issued       int64    // IDs returned
-	Errors       ErrorMap // failed calls by kind: rollback, expired, before_epoch, crash, other
+	Errors       ErrorMap // failed calls by kind: rollback, frozen, expired, before_epoch, crash, other
 	// Duplicates counts IDs returned more than once (each extra copy).
 	// Never expected: every duplicate is also a violation.
 	Duplicates int64
