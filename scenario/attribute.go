@@ -171,8 +171,9 @@ func (e *engine) endAt(pos int, at time.Duration) {
 }
 
 // closeWindows ends the events that are over by now. Called as the clock
-// moves, and before each call.
-func (e *engine) closeWindows() {
+// moves, and before each call (atCall): a restart is judged only then, as
+// the restart's own report judges whether a call was made behind its mark.
+func (e *engine) closeWindows(atCall bool) {
 	a := &e.attribution
 	for _, pos := range a.open {
 		if a.over[pos] {
@@ -193,7 +194,7 @@ func (e *engine) closeWindows() {
 				a.over[pos] = true
 			}
 		case Restart:
-			if !e.restartUnderWay(pos) {
+			if atCall && !e.restartUnderWay(pos) {
 				e.endAt(pos, e.mono)
 			}
 		}
@@ -211,7 +212,7 @@ func (e *engine) restartUnderWay(pos int) bool {
 // underWay returns the position of the event under way now (the one that
 // began last, when several are), or -1.
 func (e *engine) underWay() int {
-	e.closeWindows()
+	e.closeWindows(true)
 	a := &e.attribution
 	for n := len(a.open); n > 0; n = len(a.open) {
 		if pos := a.open[n-1]; !a.over[pos] {
@@ -268,7 +269,7 @@ func (e *engine) errorKind(err error, pos int) string {
 
 // finishAttribution puts the rows in the report.
 func (e *engine) finishAttribution() {
-	e.closeWindows()
+	e.closeWindows(true)
 	e.rep.Events = e.attribution.rows
 	e.rep.Steady = e.attribution.steady
 }

@@ -149,3 +149,29 @@ func TestExpectFrozen(t *testing.T) {
 	assert.Equal(t, "errors.rollback", r.Unmet[0].Bound.Field)
 	assert.Equal(t, "", r.Unmet[0].Strategy)
 }
+
+// A restart is under way until its new run is past the old run's mark:
+// the calls that fail while its process cannot start count under it, the
+// step back's rollbacks under the step.
+func TestReportAttributesRestarts(t *testing.T) {
+	s, err := scenario.ReadFile("../scenarios/restart-while-before-epoch.yaml")
+	require.NoError(t, err)
+	r := replay(t, s, strategies.Error())
+	require.Len(t, r.Restarts, 1)
+	var restart, step *scenario.EventReport
+	for i := range r.Events {
+		switch e := &r.Events[i]; {
+		case e.Event.Kind == scenario.Restart:
+			restart = e
+		case e.Event.Kind == scenario.Step && e.Event.D < 0:
+			step = e
+		}
+	}
+	require.NotNil(t, restart)
+	require.NotNil(t, step)
+	assert.Equal(t, r.Errors["before_epoch"], restart.Errors["before_epoch"], "the calls made while the process was down")
+	assert.Equal(t, r.Restarts[0].Failed, restart.Errors.Total())
+	assert.Equal(t, r.Errors["rollback"], step.Errors["rollback"])
+	assert.GreaterOrEqual(t, restart.Until, r.Restarts[0].Resumed)
+	assert.Contains(t, restart.String(), "crash restart at 700ms (under way until ")
+}

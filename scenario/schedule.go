@@ -354,7 +354,7 @@ func (e *engine) moveTo(t time.Duration) {
 	e.wall = e.clk.Wall()
 	e.mark(e.layout.Tick(e.wall))
 	if len(e.open) > 0 {
-		e.closeWindows()
+		e.closeWindows(false)
 	}
 	if e.opt.progress != nil && e.mono >= e.nextProgress {
 		e.progress()
