@@ -4,13 +4,16 @@
 //
 // A scenario file tells a story on a simulated clock: where the wall clock
 // starts, the load on the generator, and timed events that step, freeze,
-// drift or jitter the wall clock, or restart the process. [Replay] runs it
+// drift or jitter the wall clock, restart the process, or pause the whole
+// host. [Replay] runs it
 // against one strategy on
 // package simclock, checks every call against the strategy's promises and
 // returns a [Report]: IDs issued, duplicates, IDs out of order, errors by
 // kind, the longest stall and the waits it is made of (the strategy's, for
 // a tick with room, for a restart's reservation), the largest lead ahead
-// of and lag behind the wall clock, and the time borrowed from the future. A file can state what
+// of and lag behind the wall clock, and the time borrowed from the future,
+// and all of these per scripted event: which event was under way when
+// each call failed or stalled (see [EventReport]). A file can state what
 // it expects of each strategy; the report lists what was not met. [Run] is
 // the same for Go tests, and the command `ringflake replay` for CI.
 //
@@ -22,7 +25,7 @@
 //
 //	# A tour of the format: a busy service whose clock runs 0.5 % slow and
 //	# jitters by ±2 ms; NTP steps it back 3 ms during a burst, it freezes for
-//	# 20 ms, and the process crashes at 80 ms.
+//	# 20 ms, the process crashes at 80 ms, and the VM pauses at 90 ms.
 //	name: tour                      # optional; the file name without extension
 //	start: 2026-11-22T12:00:00Z     # the wall clock at the start, RFC 3339
 //	layout: twitter                 # optional: a ringflake.ParseLayout string
@@ -41,6 +44,7 @@
 //	  - {at: 0s, drift: -0.5%}                  # run 0.5% slow (or -5000ppm, -0.005)
 //	  - {at: 0s, jitter: 2ms, seed: 42}         # reads scatter ±2ms (0 turns it off)
 //	  - {at: 80ms, restart: crash}              # or clean; see Restarts
+//	  - {at: 90ms, pause: 5ms}                  # stop the host: clock and callers; see Pauses
 //	expect:                         # optional, per strategy (strategies.Parse syntax) or all
 //	  all: {duplicates: 0}
 //	  error: {available: false}
@@ -109,6 +113,19 @@
 // interleaving a real machine could produce; the ring's compare-and-swap,
 // which makes IDs unique under any interleaving, is proved by the core
 // package's concurrency tests, not here.
+//
+// # Pauses
+//
+// A pause stops the whole host for its length, as a VM pause (a snapshot,
+// the stop-and-copy of a live migration) or a SIGSTOP does: the wall
+// clock stands still, as in a freeze, and no call starts. The calls due
+// meanwhile start when it ends, all at once, as the requests that queued
+// up while the host was stopped; with fewer callers than calls, they
+// queue. A call already under way when the pause begins goes on: a wait
+// inside the generator ends when its true time is up. After the pause the
+// wall clock is as far behind true time as the pause lasted; a step
+// forward after it models the correction a host makes on resume. A pause
+// must end by the end of the scenario.
 //
 // # Restarts
 //
@@ -214,6 +231,26 @@
 // served first.
 //
 // A broken promise is a [Violation] in the report.
+//
+// # Which event caused what
+//
+// The report attributes every call to the scripted event under way when
+// it started ([Report.Events], one [EventReport] per event, and
+// Report.Steady for the calls under none): how many calls, their errors by
+// kind, how many stalled and the longest stall, and the time they
+// borrowed. A step back is under way until the wall clock has passed what
+// it read before the step and the newest ID issued by then; a freeze or a
+// pause for its length; a drift or a jitter until the next one; a step
+// forward only at its instant; a restart until the new run is past the
+// old run's mark. When several are under way, the one that began last
+// counts. So a file that freezes the clock and later steps it back tells
+// which errors the freeze caused and which the step.
+//
+// A clock that stands still is not a clock that went back, though the
+// generator reports both alike once the tick's sequence numbers are used
+// up (as a strategies.RollbackError). The report counts the errors of
+// calls that started during a freeze or a pause as kind "frozen", not
+// "rollback"; expectations can bound them apart (errors: {frozen: 0}).
 //
 // Replays are fast: every shipped scenario against every built-in strategy
 // takes well under a second; [MaxCalls] calls take a second or two (three

@@ -31,9 +31,9 @@ type Expectation struct {
 // by one of ==, <, <=, >, >=):
 //
 //	issued, duplicates, out_of_order, errors   counts: 0, ">0", "<= 10"
-//	errors.rollback, errors.expired,           counts of errors of one kind
-//	errors.before_epoch, errors.crash,         (files nest them: errors: {rollback: ">0"})
-//	errors.other
+//	errors.rollback, errors.frozen,            counts of errors of one kind
+//	errors.expired, errors.before_epoch,       (files nest them: errors: {rollback: ">0"})
+//	errors.crash, errors.other
 //	available                                  true (no errors) or false (some errors)
 //	max_stall, max_lead, max_lag, borrowed,    durations: 5ms, "<1s", ">0"
 //	max_strategy_wait, max_queue,              (the parts of max_stall: see Report)
@@ -91,13 +91,13 @@ const (
 )
 
 // errorKinds are the kinds of errors a report counts, in report order.
-var errorKinds = [...]string{"rollback", "expired", "before_epoch", "crash", "other"}
+var errorKinds = [...]string{"rollback", "frozen", "expired", "before_epoch", "crash", "other"}
 
 // fieldKindOf returns the kind of a report field an expectation can name.
 func fieldKindOf(name string) (fieldKind, bool) {
 	switch name {
 	case "issued", "duplicates", "out_of_order", "errors",
-		"errors.rollback", "errors.expired", "errors.before_epoch", "errors.crash", "errors.other":
+		"errors.rollback", "errors.frozen", "errors.expired", "errors.before_epoch", "errors.crash", "errors.other":
 		return countField, true
 	case "max_stall", "max_strategy_wait", "max_queue", "max_reservation_wait", "max_lead", "max_lag", "borrowed":
 		return durationField, true
@@ -108,7 +108,7 @@ func fieldKindOf(name string) (fieldKind, bool) {
 }
 
 func fieldList() string {
-	return "issued, duplicates, out_of_order, errors (or errors: {rollback, expired, before_epoch, crash, other}), " +
+	return "issued, duplicates, out_of_order, errors (or errors: {rollback, frozen, expired, before_epoch, crash, other}), " +
 		"available, max_stall, max_strategy_wait, max_queue, max_reservation_wait, max_lead, max_lag, borrowed"
 }
 

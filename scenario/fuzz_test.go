@@ -37,6 +37,7 @@ func FuzzParse(f *testing.F) {
 		"- a\n- b\n",
 		"name: \"x: y\"\nstart: 2026-11-22T12:00:00+02:00\nduration: 1h0m0.5s\nnode: 3\nlayout: js-safe\n",
 		"start: 2026-11-22T12:00:00Z\nduration: 1s\nexpect: {all: {errors: {rollback: \"<3\"}}}\n",
+		"start: 2026-11-22T12:00:00Z\nduration: 1s\nevents: [{at: 10ms, pause: 20ms}]\nexpect: {all: {errors: {frozen: 0}}}\n",
 	} {
 		f.Add([]byte(src))
 	}

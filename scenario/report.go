@@ -28,7 +28,7 @@ type Report struct {
 	PromiseKnown bool
 	Calls        int64    // calls made to the generator
 	Issued       int64    // IDs returned
-	Errors       ErrorMap // failed calls by kind: rollback, expired, before_epoch, crash, other
+	Errors       ErrorMap // failed calls by kind: rollback, frozen, expired, before_epoch, crash, other
 	// Duplicates counts IDs returned more than once (each extra copy).
 	// Never expected: every duplicate is also a violation.
 	Duplicates int64
@@ -70,6 +70,12 @@ type Report struct {
 	// Restarts tell what each restart event of the scenario did, in
 	// order; empty without restart events.
 	Restarts []RestartReport
+	// Events tell, per event of the scenario in time order (file order at
+	// one instant), what the calls cost that started while it was under
+	// way: their errors, stalls and borrowed time; Steady, those of the
+	// calls that started while no event was. See [EventReport].
+	Events []EventReport
+	Steady EventReport
 	// Unmet lists the file's expectations the replay did not meet.
 	Unmet []Unmet
 	// Trace holds what a plot draws; nil unless [WithTrace] was given.
@@ -79,7 +85,10 @@ type Report struct {
 }
 
 // ErrorMap counts errors by kind: "rollback" (the clock was behind and the
-// strategy did not keep the generator available), "expired" (the layout
+// strategy did not keep the generator available), "frozen" (the clock
+// stood still — a freeze or pause under way, see [EventReport] — and the
+// tick's sequence numbers were used up; the generator reports it as a
+// rollback, which it is not), "expired" (the layout
 // ran out), "before_epoch" (the clock read before the layout's epoch and
 // nothing was issued yet, or a restarted process could not start for that
 // reason), "crash" (the call was under way when a restart: crash event
@@ -296,9 +305,10 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	for i, u := range r.Unmet {
 		unmet[i] = u.String()
 	}
-	errs := map[string]int64{}
-	for _, k := range errorKinds {
-		errs[k] = r.Errors[k]
+	errs := errorsJSON(r.Errors)
+	events := make([]eventJSON, len(r.Events))
+	for i, e := range r.Events {
+		events[i] = newEventJSON(e)
 	}
 	violations := r.Violations
 	if violations == nil {
@@ -329,10 +339,45 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		ViolationCount     int64            `json:"violation_count"`
 		Violations         []Violation      `json:"violations"`
 		Restarts           []RestartReport  `json:"restarts"`
+		Events             []eventJSON      `json:"events"`
+		Steady             eventJSON        `json:"steady"`
 		Unmet              []string         `json:"unmet"`
 	}{r.Scenario, r.File, r.Strategy, promiseJSON{r.PromiseKnown, r.Promise.Monotonic, r.Promise.MaxStall, r.Promise.MaxLead, r.Promise.Reuses},
 		r.OK(), r.Calls, r.Issued, r.Duplicates, r.OutOfOrder, errs, r.MaxStall, r.MaxStrategyWait, r.MaxQueue, r.MaxReservationWait,
-		r.MaxLead, r.MaxLag, r.Borrowed, r.ViolationCount, violations, restarts, unmet})
+		r.MaxLead, r.MaxLag, r.Borrowed, r.ViolationCount, violations, restarts, events, newEventJSON(r.Steady), unmet})
+}
+
+// eventJSON is an [EventReport] in JSON: the event as the report labels
+// it, and the error counts of every kind.
+type eventJSON struct {
+	Index    int              `json:"index"`
+	Event    string           `json:"event"`
+	Kind     string           `json:"kind"`
+	At       time.Duration    `json:"at_ns"`
+	Until    time.Duration    `json:"until_ns"`
+	Calls    int64            `json:"calls"`
+	Errors   map[string]int64 `json:"errors"`
+	Stalled  int64            `json:"stalled"`
+	MaxStall time.Duration    `json:"max_stall_ns"`
+	Borrowed time.Duration    `json:"borrowed_ns"`
+}
+
+func newEventJSON(e EventReport) eventJSON {
+	out := eventJSON{Index: e.Index, Event: "none", Kind: "none", At: e.Event.At, Until: e.Until, Calls: e.Calls,
+		Errors: errorsJSON(e.Errors), Stalled: e.Stalled, MaxStall: e.MaxStall, Borrowed: e.Borrowed}
+	if e.Index >= 0 {
+		out.Event, out.Kind = e.Event.Label(), e.Event.Kind.String()
+	}
+	return out
+}
+
+// errorsJSON returns the counts of every kind of error, zeros included.
+func errorsJSON(m ErrorMap) map[string]int64 {
+	out := map[string]int64{}
+	for _, k := range errorKinds {
+		out[k] = m[k]
+	}
+	return out
 }
 
 // promiseJSON is a report's promise in JSON: known is false when the
@@ -343,45 +388,4 @@ type promiseJSON struct {
 	MaxStall  time.Duration `json:"max_stall_ns"`
 	MaxLead   time.Duration `json:"max_lead_ns"`
 	Reuses    bool          `json:"reuses"`
-}
-
-// Trace is what a replay recorded for drawing it: the wall clock, the
-// times of the IDs issued and of the errors, and the events, on one axis
-// of true time since the start. Times on the other axis are offsets from
-// Start. Replays are summarised in at most [TraceBuckets] buckets.
-type Trace struct {
-	Start  time.Time     // the wall clock at the start
-	Unit   time.Duration // the layout's tick
-	Bucket time.Duration // the width of a bucket of IDs and errors, in whole ticks where that fits in a Duration
-	Wall   []Point       // the wall clock (without jitter), in true-time order; a step shows as two points at one instant
-	IDs    []IDBucket    // the ID times per bucket of true time, in order, buckets without IDs left out
-	Errors []Point       // per bucket with errors: T is the number of errors, not a time
-	Events []Event       // the scenario's events
-}
-
-// TraceBuckets is the most buckets a [Trace] summarises IDs and errors in.
-const TraceBuckets = 800
-
-// Point is one sample of a [Trace]: at true time At since the start, the
-// value T (a time offset from Trace.Start, or a count).
-type Point struct {
-	At time.Duration
-	T  time.Duration
-}
-
-// IDBucket summarises the IDs issued in one bucket of true time: the
-// earliest and latest ID time (offsets from Trace.Start, of the start of
-// the ID's tick), how far the IDs were stamped from true time, and how
-// many IDs.
-type IDBucket struct {
-	At       time.Duration // start of the bucket
-	Min, Max time.Duration
-	// MinOffset and MaxOffset bound the offsets of the IDs from true time:
-	// the start of an ID's tick minus the start of the tick that true time
-	// (Trace.Start plus the time since the start) was in when its call
-	// returned. 0 for IDs of a clock that runs true; about -3ms after the
-	// wall clock steps back 3 ms, for IDs that follow it; positive for
-	// IDs stamped ahead of true time.
-	MinOffset, MaxOffset time.Duration
-	Count                int64
 }

@@ -33,7 +33,8 @@ import (
 // restartEvent is a restart event with its place in the file.
 type restartEvent struct {
 	Event
-	path string // "events[3]"
+	index int    // in Scenario.Events
+	path  string // "events[3]"
 }
 
 // begin puts the restart ev under way.
@@ -41,6 +42,7 @@ func (e *engine) begin(ev restartEvent) {
 	e.rep.Restarts = append(e.rep.Restarts, RestartReport{At: ev.At, Clean: ev.Clean})
 	e.pending = len(e.rep.Restarts) - 1
 	e.pendingEv = ev
+	e.openRestart(ev, e.pending)
 	if ev.Clean {
 		return
 	}
@@ -117,16 +119,17 @@ func (e *engine) launch(i int) bool {
 	return true
 }
 
-// down handles call n while the process of the last restart is down: it
-// starts the process again, as a supervisor would, and reports false when
-// that fails too; the call then fails with New's error.
-func (e *engine) down(n int64) bool {
+// down handles call n, started while the event at pos was under way,
+// while the process of the last restart is down: it starts the process
+// again, as a supervisor would, and reports false when that fails too;
+// the call then fails with New's error.
+func (e *engine) down(n int64, pos int) bool {
 	i := len(e.rep.Restarts) - 1
 	if e.launch(i) {
 		return true
 	}
 	e.rep.Restarts[i].Failed++
-	e.failed(n, e.downErr)
+	e.failed(n, e.downErr, pos)
 	return false
 }
 

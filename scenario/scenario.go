@@ -157,14 +157,23 @@ const (
 	// crashes: the calls under way are lost, and so is every save of the
 	// mark after the one in flight.
 	Restart
+	// Pause stops the whole host for Event.D of true time, as a VM pause
+	// (or a SIGSTOP) does: the wall clock stands still, as in a freeze,
+	// and no call starts; the calls due meanwhile start when it ends, all
+	// at once. A call already under way goes on: a wait inside the
+	// generator ends when its true time is up.
+	Pause
 )
 
-var kindNames = [...]string{Step: "step", Freeze: "freeze", Drift: "drift", Jitter: "jitter", Restart: "restart"}
+// lastKind is the last of the kinds.
+const lastKind = Pause
+
+var kindNames = [...]string{Step: "step", Freeze: "freeze", Drift: "drift", Jitter: "jitter", Restart: "restart", Pause: "pause"}
 
 // String returns the kind's name in scenario files: "step", "freeze",
-// "drift", "jitter" or "restart".
+// "drift", "jitter", "restart" or "pause".
 func (k Kind) String() string {
-	if k >= Step && k <= Restart {
+	if k >= Step && k <= lastKind {
 		return kindNames[k]
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
@@ -179,6 +188,7 @@ func (k Kind) String() string {
 //	Drift    0                       > -1 and <= 1       0      false
 //	Jitter   bound, >= 0 (0 = off)   0                   any    false
 //	Restart  0                       0                   0      any
+//	Pause    length, > 0             0                   0      false
 type Event struct {
 	At   time.Duration
 	Kind Kind
@@ -214,7 +224,7 @@ func (e Event) clock() (simclock.Event, bool) {
 	switch e.Kind {
 	case Step:
 		k = simclock.Step
-	case Freeze:
+	case Freeze, Pause: // a pause stops the wall clock as a freeze does
 		k = simclock.Freeze
 	case Drift:
 		k = simclock.Drift
@@ -363,8 +373,8 @@ func (s *Scenario) Validate() error {
 // checkEvent validates event i.
 func (s *Scenario) checkEvent(i int, ev Event) error {
 	p := fmt.Sprintf("events[%d]", i)
-	if ev.Kind < Step || ev.Kind > Restart {
-		return s.fail(p, nil, "%v is not an event; want step, freeze, drift, jitter or restart", ev.Kind)
+	if ev.Kind < Step || ev.Kind > lastKind {
+		return s.fail(p, nil, "%v is not an event; want step, freeze, drift, jitter, restart or pause", ev.Kind)
 	}
 	k := p + "." + ev.Kind.String()
 	switch {
@@ -378,6 +388,10 @@ func (s *Scenario) checkEvent(i int, ev Event) error {
 		return s.fail(k, nil, "a step must not be 0")
 	case ev.Kind == Freeze && ev.D <= 0:
 		return s.fail(k, nil, "%v: a freeze must last a positive duration", ev.D)
+	case ev.Kind == Pause && ev.D <= 0:
+		return s.fail(k, nil, "%v: a pause must last a positive duration", ev.D)
+	case ev.Kind == Pause && ev.D > s.Duration-ev.At:
+		return s.fail(k, nil, "the pause ends at %v, after the end of the scenario (%v)", ev.At+ev.D, s.Duration)
 	case ev.Kind == Jitter && ev.D < 0:
 		return s.fail(k, nil, "%v: a jitter bound must not be negative", ev.D)
 	case ev.Kind == Drift && ev.D != 0:

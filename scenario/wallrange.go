@@ -109,7 +109,7 @@ func (s *Scenario) checkClock() error {
 			if ev.D > 0 {
 				forward = i
 			}
-		case Freeze:
+		case Freeze, Pause:
 			clk.Freeze(ev.D)
 			continue
 		case Drift:

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -102,20 +101,22 @@ type plot struct {
 	// The offset range of the views, shared by the panels: offsets from
 	// true time at their bottom and top.
 	ymin, ymax time.Duration
+	// symlog: the offsets span more than linearTicks ticks, and the y axis
+	// is a symmetric log scale (see scale); lo and hi are the scaled
+	// bottom and top, margins included.
+	symlog bool
+	lo, hi float64
+	// peak is the most calls of one bucket in any panel: the calls'
+	// strips of all panels share it as their scale.
+	peak int64
+	// summaries are the panels' summary lines, wrapped to fit the width.
+	summaries [][]string
 
 	events   []eventLabel // the scenario's events in time order, with their labels placed
 	lanes    int          // rows of labels above each panel
 	numbered bool         // the labels are numbers; the footer lists the events
 	jitter   bool         // some event jitters the clock
 	comment  []string     // the comment's lines, as drawn
-}
-
-// eventLabel is an event with where its label goes.
-type eventLabel struct {
-	ev     scenario.Event
-	text   string // "step -3ms", or its number
-	lane   int    // row, from the top
-	anchor string // "start": right of the line; "end": left of it
 }
 
 func newPlot(s *scenario.Scenario, reports []*scenario.Report) *plot {
@@ -128,11 +129,14 @@ func newPlot(s *scenario.Scenario, reports []*scenario.Report) *plot {
 		p.ymin, p.ymax = min(p.ymin, d), max(p.ymax, d)
 	}
 	see(0)
+	p.peak = 1
 	for _, r := range reports {
+		p.summaries = append(p.summaries, wrap(summaryParts(r), plotWidth-plotLeft-plotRight))
 		tr := r.Trace
 		if tr == nil {
 			continue
 		}
+		p.peak = max(p.peak, peakCalls(tr))
 		p.unit = tr.Unit
 		jitter := jitterAt(tr.Events)
 		for _, pt := range tr.Wall {
@@ -159,8 +163,18 @@ func newPlot(s *scenario.Scenario, reports []*scenario.Report) *plot {
 		mid := p.ymin + span/2
 		p.ymin, p.ymax = mid-2*p.unit, mid+2*p.unit
 	}
-	pad := (p.ymax - p.ymin) / 12
-	p.ymin, p.ymax = p.ymin-pad, p.ymax+pad
+	if max(p.ymax, -p.ymin) > linearTicks*p.unit {
+		// A linear scale would squash a step of a few ticks next to one
+		// of seconds into a line.
+		p.symlog = true
+		lo, hi := p.scale(p.ymin), p.scale(p.ymax)
+		pad := (hi - lo) / 12
+		p.lo, p.hi = lo-pad, hi+pad
+	} else {
+		pad := (p.ymax - p.ymin) / 12
+		p.ymin, p.ymax = p.ymin-pad, p.ymax+pad
+		p.lo, p.hi = p.scale(p.ymin), p.scale(p.ymax)
+	}
 
 	for _, ev := range sortedEvents(s.Events) {
 		_, text, _ := strings.Cut(ev.String(), ": ")
@@ -185,81 +199,6 @@ func newPlot(s *scenario.Scenario, reports []*scenario.Report) *plot {
 	return p
 }
 
-// sortedEvents returns the events in time order (in file order at one
-// instant).
-func sortedEvents(events []scenario.Event) []scenario.Event {
-	out := append([]scenario.Event(nil), events...)
-	for i := 1; i < len(out); i++ { // insertion sort: stable, and lists are short
-		for j := i; j > 0 && out[j].At < out[j-1].At; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
-}
-
-// jitterAt returns a function giving the jitter bound in force at a true
-// time.
-func jitterAt(events []scenario.Event) func(time.Duration) time.Duration {
-	sorted := sortedEvents(events)
-	return func(at time.Duration) time.Duration {
-		j := time.Duration(0)
-		for _, ev := range sorted {
-			if ev.At > at {
-				break
-			}
-			if ev.Kind == scenario.Jitter {
-				j = ev.D
-			}
-		}
-		return j
-	}
-}
-
-// placeLabels puts each event's label in the first row where it clears
-// the labels already placed, right of its line (left of it near the right
-// edge). It reports false when more than maxLanes rows would be needed,
-// unless the labels are numbers, which take as many rows as they need.
-func (p *plot) placeLabels() bool {
-	var ends []float64 // per row, the right end of its last label
-	p.lanes = 0
-	for i := range p.events {
-		l := &p.events[i]
-		l.anchor = "start"
-		from, to := p.labelSpan(*l)
-		if to > plotWidth-4 {
-			l.anchor = "end"
-			from, to = p.labelSpan(*l)
-		}
-		lane := -1
-		for j, end := range ends {
-			if end+4 <= from {
-				lane = j
-				break
-			}
-		}
-		if lane < 0 {
-			if len(ends) == maxLanes && !p.numbered {
-				return false
-			}
-			ends = append(ends, 0)
-			lane = len(ends) - 1
-		}
-		ends[lane], l.lane = to, lane
-	}
-	p.lanes = len(ends)
-	return true
-}
-
-// labelSpan returns the horizontal extent of an event's label, about.
-func (p *plot) labelSpan(l eventLabel) (from, to float64) {
-	x := p.x(l.ev.At)
-	w := charWidth*float64(len([]rune(l.text))) + 4
-	if l.anchor == "end" {
-		return x - w, x
-	}
-	return x, x + w
-}
-
 func (p *plot) title() string {
 	return fmt.Sprintf("ringflake replay: %s", p.s.Name)
 }
@@ -268,9 +207,54 @@ func (p *plot) x(at time.Duration) float64 {
 	return plotLeft + float64(at)/float64(p.xmax)*(plotWidth-plotLeft-plotRight)
 }
 
+// linearTicks is the largest offset, in ticks of the layout, that the y
+// axis shows on a linear scale.
+const linearTicks = 20
+
+// scale maps an offset to the y axis' scale: itself, or on a symmetric
+// log scale, sign(off) × ln(1 + |off|/tick), linear within a tick of 0
+// and logarithmic beyond, so that a step of 80 ms and a freeze of 3 s
+// are both seen.
+func (p *plot) scale(off time.Duration) float64 {
+	if !p.symlog {
+		return float64(off)
+	}
+	v := math.Log1p(math.Abs(float64(off)) / float64(p.unit))
+	if off < 0 {
+		return -v
+	}
+	return v
+}
+
 // y maps an offset to the offset view whose top is at top.
 func (p *plot) y(top float64, off time.Duration) float64 {
-	return top + float64(p.ymax-off)/float64(p.ymax-p.ymin)*offsetHeight
+	return top + (p.hi-p.scale(off))/(p.hi-p.lo)*offsetHeight
+}
+
+// yTicks returns the offsets the y axis marks: steps of a nice size on a
+// linear scale; 0 and ± a tick times the powers of ten on a log one.
+func (p *plot) yTicks() []time.Duration {
+	var out []time.Duration
+	if !p.symlog {
+		ystep := niceStep(p.ymax - p.ymin)
+		for off := ceilTo(p.ymin, ystep); off <= p.ymax; off += ystep {
+			out = append(out, off)
+		}
+		return out
+	}
+	out = append(out, 0)
+	for d := p.unit; d > 0 && d <= max(p.ymax, -p.ymin); d *= 10 {
+		if d <= p.ymax {
+			out = append(out, d)
+		}
+		if -d >= p.ymin {
+			out = append(out, -d)
+		}
+		if d > math.MaxInt64/10 {
+			break
+		}
+	}
+	return out
 }
 
 // The vertical layout: a header, then per panel a summary line, the rows
@@ -280,9 +264,21 @@ func (p *plot) headerHeight() int {
 	items := p.legend()
 	return 72 + 15*len(p.comment) + items[len(items)-1].row*18 + 14
 }
+
 func (p *plot) panelHeight() int {
-	return 22 + p.lanes*laneHeight + offsetHeight + countGap + countHeight + 40
+	return p.summaryHeight() + 8 + p.lanes*laneHeight + offsetHeight + countGap + countHeight + 40
 }
+
+// summaryHeight is the height of the panels' summary lines: as many as
+// the longest has.
+func (p *plot) summaryHeight() int {
+	n := 1
+	for _, lines := range p.summaries {
+		n = max(n, len(lines))
+	}
+	return 14 + (n-1)*summaryLine
+}
+
 func (p *plot) footerHeight() int {
 	if !p.numbered {
 		return 24
@@ -290,109 +286,22 @@ func (p *plot) footerHeight() int {
 	return 40 + 15*((len(p.events)+2)/3)
 }
 
-// legendItem is one entry of the legend, placed in rows.
-type legendItem struct {
-	kind, label string
-	x           float64
-	row         int
-}
-
-// legend returns the legend's entries, wrapped into rows.
-func (p *plot) legend() []legendItem {
-	items := []legendItem{
-		{kind: "wall", label: "wall clock − true time"},
-		{kind: "jitter", label: "its jitter"},
-		{kind: "ids", label: "IDs' time − true time (range per bucket)"},
-		{kind: "issued", label: "IDs issued"},
-		{kind: "errors", label: "failed calls"},
-		{kind: "event", label: "clock event"},
-		{kind: "restart", label: "restart; shaded: behind the mark's Since (rollback), then its reservation"},
-		{kind: "ok", label: "OK: kept its promises, met the file's expectations"},
-	}
-	has := map[string]bool{"wall": true, "ids": true, "issued": true, "errors": true, "ok": true, "jitter": p.jitter}
-	for _, l := range p.events {
-		has[map[bool]string{true: "restart", false: "event"}[l.ev.Kind == scenario.Restart]] = true
-	}
-	items = slices.DeleteFunc(items, func(l legendItem) bool { return !has[l.kind] })
-	x, row := float64(plotLeft), 0
-	for i := range items {
-		w := 30 + 5.8*float64(len([]rune(items[i].label)))
-		if x+w > plotWidth-plotRight {
-			x, row = plotLeft, row+1
-		}
-		items[i].x, items[i].row = x, row
-		x += w
-	}
-	return items
-}
-
-func (p *plot) header(b *strings.Builder) {
-	fmt.Fprintf(b, "<text x=\"%d\" y=\"24\" font-size=\"16\" font-weight=\"bold\">%s</text>\n", plotLeft, esc(p.title()))
-	file := p.s.File
-	if file == "" {
-		file = p.s.Name
-	}
-	fmt.Fprintf(b, "<text x=\"%d\" y=\"42\" fill=\"#444\">%s · the wall clock reads %s at the start</text>\n", plotLeft, esc(file),
-		p.s.Start.UTC().Format(time.RFC3339Nano))
-	y := 46
-	for _, line := range p.comment {
-		y += 15
-		fmt.Fprintf(b, "<text x=\"%d\" y=\"%d\" fill=\"#444\" font-style=\"italic\">%s</text>\n", plotLeft, y, esc(line))
-	}
-	y += 26
-	b.WriteString("<g class=\"legend\" font-size=\"11\">\n")
-	for _, l := range p.legend() {
-		x, ty := l.x, float64(y+18*l.row)
-		fy := ty - 4
-		switch l.kind {
-		case "wall":
-			fmt.Fprintf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"6\"/>\n", x, fy, x+18, fy, wallColour)
-		case "jitter":
-			fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"18\" height=\"12\" fill=\"%s\"/>\n", x, fy-6, jitterColour)
-		case "ids":
-			fmt.Fprintf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>\n", x, fy, x+18, fy, idColour)
-		case "issued":
-			fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"10\" fill=\"%s\"/>\n", x+3, fy-5, issuedColour)
-		case "errors":
-			fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"10\" fill=\"%s\"/>\n", x+3, fy-5, errorColour)
-		case "event":
-			fmt.Fprintf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-dasharray=\"4 3\"/>\n", x+9, fy-7, x+9, fy+7, eventColour)
-		case "restart":
-			fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"14\" fill=\"%s\"/>\n", x+4, fy-7, behindColour)
-			fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"14\" fill=\"%s\"/>\n", x+14, fy-7, reservColour)
-			fmt.Fprintf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2.5\"/>\n", x+9, fy-7, x+9, fy+7, restartColour)
-		case "ok":
-			fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\" fill=\"#1a7f37\">✓</text>\n", x+4, ty)
-		}
-		fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", x+24, ty, esc(l.label))
-	}
-	b.WriteString("</g>\n")
-}
-
 // panel draws report i, from top on.
 func (p *plot) panel(b *strings.Builder, top, i int, r *scenario.Report) {
 	left, right := float64(plotLeft), float64(plotWidth-plotRight)
-	labelTop := float64(top + 22)
+	labelTop := float64(top + p.summaryHeight() + 8)
 	vTop := labelTop + float64(p.lanes*laneHeight)
 	vBottom := vTop + offsetHeight
 	cTop := vBottom + countGap
 	cBottom := cTop + countHeight
 	fmt.Fprintf(b, "<g class=\"panel\" data-strategy=\"%s\">\n", esc(r.Strategy))
 
-	result, colour := "OK", "#1a7f37"
-	if !r.OK() {
-		result, colour = "FAIL", errorColour
-	}
-	fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%d\"><tspan font-weight=\"bold\">%s</tspan> <tspan font-weight=\"bold\" fill=\"%s\">%s</tspan>"+
-		" — issued %d · failed %s · out of order %d · stall %s (waits: strategy %s, queue %s, reservation %s) · lead %s · lag %s · borrowed %s</text>\n",
-		left, top+14, esc(r.Strategy), colour, result, r.Issued, esc(r.Errors.String()), r.OutOfOrder, short(r.MaxStall),
-		short(r.MaxStrategyWait), short(r.MaxQueue), short(r.MaxReservationWait), short(r.MaxLead), short(r.MaxLag), short(r.Borrowed))
+	p.summary(b, top, i, r)
 	fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#fcfcfc\" stroke=\"#bbb\"/>\n", left, vTop, right-left, offsetHeight)
 	fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#fcfcfc\" stroke=\"#bbb\"/>\n", left, cTop, right-left, countHeight)
 
 	// Grid and labels: offsets up the side, true time along the bottom.
-	ystep := niceStep(p.ymax - p.ymin)
-	for off := ceilTo(p.ymin, ystep); off <= p.ymax; off += ystep {
+	for _, off := range p.yTicks() {
 		y := p.y(vTop, off)
 		colour := "#e8e8e8"
 		if off == 0 {
@@ -401,8 +310,12 @@ func (p *plot) panel(b *strings.Builder, top, i int, r *scenario.Report) {
 		fmt.Fprintf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", left, y, right, y, colour)
 		fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\" fill=\"#444\">%s</text>\n", left-6, y+4, signed(off))
 	}
-	fmt.Fprintf(b, "<text transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\" font-size=\"11\" fill=\"#444\">offset from true time</text>\n",
-		vTop+offsetHeight/2)
+	axis := "offset from true time"
+	if p.symlog {
+		axis += " (log scale)"
+	}
+	fmt.Fprintf(b, "<text transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\" font-size=\"11\" fill=\"#444\">%s</text>\n",
+		vTop+offsetHeight/2, axis)
 	xstep := niceStep(p.xmax)
 	for at := time.Duration(0); at <= p.xmax; at += xstep {
 		x := p.x(at)
@@ -424,229 +337,6 @@ func (p *plot) panel(b *strings.Builder, top, i int, r *scenario.Report) {
 	p.wall(b, tr, vTop)
 	p.ids(b, tr, vTop)
 	p.counts(b, tr, cTop)
-	b.WriteString("</g>\n")
-}
-
-// eventLines draws the clock events as dashed lines across the views and
-// their labels in rows above them. Restarts are drawn by restarts.
-func (p *plot) eventLines(b *strings.Builder, labelTop, vTop, bottom float64) {
-	n := 0
-	for _, l := range p.events {
-		if l.ev.Kind != scenario.Restart {
-			n++
-		}
-	}
-	fmt.Fprintf(b, "<g class=\"events\" data-series=\"events\" data-count=\"%d\" stroke=\"%s\" fill=\"%s\" font-size=\"11\">\n", n, eventColour, eventColour)
-	for _, l := range p.events {
-		x := p.x(l.ev.At)
-		y := labelTop + float64(l.lane*laneHeight) + 11
-		if l.ev.Kind == scenario.Restart {
-			fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%.1f\" stroke=\"none\" fill=\"%s\" font-weight=\"bold\" text-anchor=\"%s\">%s</text>\n",
-				x+nudge(l.anchor), y, restartColour, l.anchor, esc(l.text))
-			continue
-		}
-		fmt.Fprintf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke-dasharray=\"4 3\"/>\n", x, vTop, x, bottom)
-		fmt.Fprintf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke-opacity=\"0.35\"/>\n", x, y-9, x, vTop)
-		fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%.1f\" stroke=\"none\" text-anchor=\"%s\">%s</text>\n", x+nudge(l.anchor), y, l.anchor, esc(l.text))
-	}
-	b.WriteString("</g>\n")
-}
-
-// nudge is how far a label sits from its line.
-func nudge(anchor string) float64 {
-	if anchor == "end" {
-		return -3
-	}
-	return 3
-}
-
-// restarts draws each restart as a purple line and shades the time the
-// new run spent behind the mark the old one left, until the wall clock
-// passed it: darker while the clock was behind the mark's Since (a
-// rollback), lighter through the reservation after it.
-func (p *plot) restarts(b *strings.Builder, r *scenario.Report, vTop, bottom float64) {
-	fmt.Fprintf(b, "<g class=\"restarts\" data-series=\"restarts\" data-count=\"%d\" data-points=\"", len(r.Restarts))
-	for i, re := range r.Restarts {
-		if i > 0 {
-			b.WriteString(" ")
-		}
-		fmt.Fprintf(b, "%d:%d:%d:%d:%d", re.At, re.Resumed, re.Behind, re.Rollback, re.Reservation)
-	}
-	b.WriteString("\">\n")
-	for _, re := range r.Restarts {
-		if re.Behind > 0 && re.Resumed >= 0 && r.Trace != nil {
-			since := passes(r.Trace, re.Since, re.Resumed)
-			shade := func(from, to time.Duration, colour string) {
-				if to >= from {
-					x0, x1 := p.x(from), p.x(to)
-					fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\" fill-opacity=\"0.7\"/>\n",
-						x0, vTop, max(x1-x0, 1), offsetHeight, colour)
-				}
-			}
-			if re.Rollback > 0 {
-				shade(re.Resumed, since, behindColour)
-			}
-			if re.Reservation > 0 {
-				shade(since, passes(r.Trace, re.Mark, re.Resumed), reservColour)
-			}
-		}
-		x := p.x(re.At)
-		fmt.Fprintf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2.5\"/>\n", x, vTop, x, bottom, restartColour)
-	}
-	b.WriteString("</g>\n")
-}
-
-// passes returns the first true time, from from on, at which the wall
-// clock (without jitter) reads past t, or the end of the trace.
-func passes(tr *scenario.Trace, t time.Time, from time.Duration) time.Duration {
-	mark := t.Sub(tr.Start)
-	for i := 1; i < len(tr.Wall); i++ {
-		a, c := tr.Wall[i-1], tr.Wall[i]
-		if c.At < from || c.T <= mark {
-			continue
-		}
-		if a.T >= mark || c.At == a.At {
-			return max(a.At, from)
-		}
-		// The wall clock runs linearly between two samples.
-		frac := float64(mark-a.T) / float64(c.T-a.T)
-		return max(a.At+time.Duration(frac*float64(c.At-a.At)), from)
-	}
-	if n := len(tr.Wall); n > 0 {
-		return tr.Wall[n-1].At
-	}
-	return from
-}
-
-// wall draws the wall clock minus true time, with a band of the jitter
-// around it while the clock jitters.
-func (p *plot) wall(b *strings.Builder, tr *scenario.Trace, vTop float64) {
-	jitter := jitterAt(tr.Events)
-	var band strings.Builder
-	for i := 1; i < len(tr.Wall); i++ {
-		a, c := tr.Wall[i-1], tr.Wall[i]
-		j := jitter(a.At)
-		if j == 0 || c.At == a.At {
-			continue
-		}
-		fmt.Fprintf(&band, "M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ",
-			p.x(a.At), p.y(vTop, a.T-a.At+j), p.x(c.At), p.y(vTop, c.T-c.At+j),
-			p.x(c.At), p.y(vTop, c.T-c.At-j), p.x(a.At), p.y(vTop, a.T-a.At-j))
-	}
-	if band.Len() > 0 {
-		fmt.Fprintf(b, "<path class=\"jitter\" data-series=\"jitter\" data-count=\"1\" d=\"%s\" fill=\"%s\" stroke=\"none\"/>\n", band.String(), jitterColour)
-	}
-
-	var d, pts strings.Builder
-	for j, pt := range tr.Wall {
-		cmd := "L"
-		if j == 0 {
-			cmd = "M"
-		} else {
-			pts.WriteString(" ")
-		}
-		fmt.Fprintf(&d, "%s%.1f %.1f", cmd, p.x(pt.At), p.y(vTop, pt.T-pt.At))
-		fmt.Fprintf(&pts, "%d:%d", pt.At, pt.T-pt.At)
-	}
-	fmt.Fprintf(b, "<path class=\"wall\" data-series=\"wall-offset\" data-count=\"%d\" data-points=\"%s\" d=\"%s\" "+
-		"fill=\"none\" stroke=\"%s\" stroke-width=\"6\" stroke-linejoin=\"round\"/>\n", len(tr.Wall), pts.String(), d.String(), wallColour)
-}
-
-// ids draws, per bucket of true time, a bar over the range of the IDs'
-// times minus true time; drawn after the wall clock, so on top of it.
-func (p *plot) ids(b *strings.Builder, tr *scenario.Trace, vTop float64) {
-	width := max(2.5, p.x(tr.Bucket)-p.x(0))
-	var d, pts strings.Builder
-	var count int64
-	for i, bk := range tr.IDs {
-		x := p.x(bk.At + tr.Bucket/2)
-		y1, y2 := p.y(vTop, bk.MaxOffset), p.y(vTop, bk.MinOffset)
-		if y2-y1 < 2.5 { // a single offset: a short dash, not nothing
-			y1, y2 = (y1+y2)/2-1.25, (y1+y2)/2+1.25
-		}
-		fmt.Fprintf(&d, "M%.1f %.1fV%.1f", x, y1, y2)
-		if i > 0 {
-			pts.WriteString(" ")
-		}
-		fmt.Fprintf(&pts, "%d:%d:%d:%d", bk.At, bk.MinOffset, bk.MaxOffset, bk.Count)
-		count += bk.Count
-	}
-	fmt.Fprintf(b, "<path class=\"ids\" data-series=\"id-offset\" data-count=\"%d\" data-points=\"%s\" d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\"/>\n",
-		count, pts.String(), d.String(), idColour, width)
-}
-
-// counts draws the strip of calls per bucket: IDs issued in grey, failed
-// calls in red on top of them, on a scale of the busiest bucket.
-func (p *plot) counts(b *strings.Builder, tr *scenario.Trace, cTop float64) {
-	issued := map[time.Duration]int64{}
-	failed := map[time.Duration]int64{}
-	peak := int64(1)
-	for _, bk := range tr.IDs {
-		issued[bk.At] = bk.Count
-	}
-	for _, pt := range tr.Errors {
-		failed[pt.At] = int64(pt.T)
-	}
-	for at, n := range issued {
-		peak = max(peak, n+failed[at])
-	}
-	for at, n := range failed {
-		peak = max(peak, n+issued[at])
-	}
-	width := max(1, p.x(tr.Bucket)-p.x(0))
-	bottom := cTop + countHeight
-	// A log scale: one call in a bucket shows next to a burst of
-	// thousands, and a gap (a stall) shows as nothing.
-	h := func(n int64) float64 { return math.Log1p(float64(n)) / math.Log1p(float64(peak)) * (countHeight - 4) }
-
-	var d, pts strings.Builder
-	var total int64
-	for i, bk := range tr.IDs {
-		fmt.Fprintf(&d, "M%.1f %.1fh%.2fv%.2fh%.2fZ", p.x(bk.At), bottom, width, -h(bk.Count), -width)
-		if i > 0 {
-			pts.WriteString(" ")
-		}
-		fmt.Fprintf(&pts, "%d:%d", bk.At, bk.Count)
-		total += bk.Count
-	}
-	fmt.Fprintf(b, "<path class=\"issued\" data-series=\"issued\" data-count=\"%d\" data-points=\"%s\" d=\"%s\" fill=\"%s\"/>\n",
-		total, pts.String(), d.String(), issuedColour)
-
-	d.Reset()
-	pts.Reset()
-	total = 0
-	for i, pt := range tr.Errors {
-		n := int64(pt.T)
-		// Stacked on the IDs issued: the bar's top is the bucket's calls.
-		base := bottom - h(issued[pt.At])
-		fmt.Fprintf(&d, "M%.1f %.1fh%.2fv%.2fh%.2fZ", p.x(pt.At), base, width, -max(h(issued[pt.At]+n)-h(issued[pt.At]), 1.5), -width)
-		if i > 0 {
-			pts.WriteString(" ")
-		}
-		fmt.Fprintf(&pts, "%d:%d", pt.At, n)
-		total += n
-	}
-	fmt.Fprintf(b, "<path class=\"errors\" data-series=\"errors\" data-count=\"%d\" data-points=\"%s\" d=\"%s\" fill=\"%s\"/>\n",
-		total, pts.String(), d.String(), errorColour)
-
-	fmt.Fprintf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\" fill=\"#444\">%d</text>\n", plotLeft-6, cTop+10, peak)
-	fmt.Fprintf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\" fill=\"#444\">calls per %s</text>\n",
-		plotLeft-6, cTop+26, fmtOffset(tr.Bucket))
-	fmt.Fprintf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\" fill=\"#444\">(log scale)</text>\n", plotLeft-6, cTop+38)
-}
-
-// footer lists the events when their labels are numbers.
-func (p *plot) footer(b *strings.Builder, top int) {
-	if !p.numbered {
-		return
-	}
-	fmt.Fprintf(b, "<g class=\"event-list\" font-size=\"11\" fill=\"#444\">\n<text x=\"%d\" y=\"%d\" font-weight=\"bold\">events</text>\n", plotLeft, top+16)
-	rows := (len(p.events) + 2) / 3
-	colWidth := (plotWidth - plotLeft - plotRight) / 3
-	for i, l := range p.events {
-		x, y := plotLeft+(i/rows)*colWidth, top+32+(i%rows)*15
-		fmt.Fprintf(b, "<text x=\"%d\" y=\"%d\">%s  %s</text>\n", x, y, l.text, esc(l.ev.String()))
-	}
 	b.WriteString("</g>\n")
 }
 

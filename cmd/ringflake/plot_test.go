@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
+	"html"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,6 +30,7 @@ type svgPanel struct {
 	points   map[string][][]int64
 	paths    map[string]string
 	labels   []string // the texts of the event labels
+	peak     int64    // the scale of the strip of calls: its data-peak
 }
 
 // readPlot parses a plot strictly as XML (SVG, or XHTML holding the SVG)
@@ -86,6 +89,10 @@ func readPlot(t *testing.T, path string) (root string, panels []svgPanel) {
 			require.NoError(t, err)
 			p.count[s] = n
 			p.paths[s] = attr["d"]
+			if v, ok := attr["data-peak"]; ok {
+				p.peak, err = strconv.ParseInt(v, 10, 64)
+				require.NoError(t, err)
+			}
 			for _, pt := range strings.Fields(attr["data-points"]) {
 				var nums []int64
 				for _, f := range strings.Split(pt, ":") {
@@ -436,4 +443,102 @@ func TestNiceStep(t *testing.T) {
 	assert.Equal(t, "+3ms", signed(3*ms))
 	assert.Equal(t, "−3ms", signed(-3*ms))
 	assert.Equal(t, "0", signed(0))
+}
+
+// summaryText matches a panel's summary line in a plot.
+var summaryText = regexp.MustCompile(`<text class="summary" x="(\d+)" y="\d+">(.*?)</text>`)
+
+// Each panel's summary fits the plot's width: it wraps between its parts
+// rather than running past the edge.
+func TestPlotSummariesFit(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "crash.svg")
+	code, _, errOut := runCLI("replay", "-all-strategies", "-plot", out, "../../scenarios/crash-loop-during-rollback.yaml")
+	require.Equal(t, 0, code, errOut)
+	svg := mustRead(t, out)
+	lines := summaryText.FindAllStringSubmatch(svg, -1)
+	require.Greater(t, len(lines), 5, "more lines than panels: the summaries wrap")
+	text := ""
+	for _, m := range lines {
+		x, err := strconv.Atoi(m[1])
+		require.NoError(t, err)
+		line := html.UnescapeString(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(m[2], ""))
+		assert.LessOrEqual(t, float64(x)+textWidth(line), float64(plotWidth-plotRight), "%q fits", line)
+		text += line + "\n"
+	}
+	for _, part := range []string{"issued ", "failed ", "out of order ", "stall ", "lead ", "lag ", "borrowed "} {
+		assert.Equal(t, 5, strings.Count(text, part), "every panel's %q is shown:\n%s", part, text)
+	}
+	assert.Equal(t, []string{"a · b", "c"}, wrap([]string{"a", "b", "c"}, 6*summaryWidth))
+	assert.Equal(t, []string{"a long part alone"}, wrap([]string{"a long part alone"}, 1), "a part wider than the line is not cut")
+}
+
+// An 80 ms step and a 3 s freeze show on one y axis, each at a height of
+// its own: the axis turns to a symmetric log scale when the offsets span
+// more than a few ticks.
+func TestPlotShowsSmallStepsNextToLarge(t *testing.T) {
+	s, err := scenario.Parse("mixed.yaml", []byte(`start: 2026-11-22T12:00:00Z
+duration: 5s
+load: {rate: 1/ms}
+events:
+  - {at: 100ms, step: -80ms}
+  - {at: 1s, freeze: 3s}
+`))
+	require.NoError(t, err)
+	r, err := scenario.Replay(context.Background(), s, strategies.Ring(), scenario.WithTrace())
+	require.NoError(t, err)
+	p := newPlot(s, []*scenario.Report{r})
+	require.True(t, p.symlog)
+	ms := time.Millisecond
+	y0, y80, y3s := p.y(0, 0), p.y(0, -80*ms), p.y(0, -3080*ms)
+	for _, y := range []float64{y0, y80, y3s} {
+		assert.True(t, y >= 0 && y <= offsetHeight, "inside the view: %v", y)
+	}
+	assert.Greater(t, y80-y0, 30.0, "the 80 ms step is seen")
+	assert.Greater(t, y3s-y80, 30.0, "and the 3 s freeze below it")
+	assert.Greater(t, p.y(0, -3*ms)-y0, 10.0, "a step of a few ticks too")
+
+	var b strings.Builder
+	require.NoError(t, writePlot(&b, s, []*scenario.Report{r}, false))
+	for _, label := range []string{">0<", ">−1ms<", ">−10ms<", ">−100ms<", ">−1s<", "(log scale)"} {
+		assert.Contains(t, b.String(), label, "the axis marks the powers of ten")
+	}
+
+	small, err := scenario.ReadFile("../../scenarios/small-step-back.yaml")
+	require.NoError(t, err)
+	r, err = scenario.Replay(context.Background(), small, strategies.Ring(), scenario.WithTrace())
+	require.NoError(t, err)
+	assert.False(t, newPlot(small, []*scenario.Report{r}).symlog, "a few ticks stay on a linear scale")
+}
+
+// The panels of one plot share their scales: true time, offsets, and the
+// strip of calls, whose bars all use the busiest bucket of any panel.
+func TestPlotPanelsShareScales(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "crash-loop.svg")
+	code, _, errOut := runCLI("replay", "-all-strategies", "-plot", out, "../../scenarios/crash-loop-during-rollback.yaml")
+	require.Equal(t, 0, code, errOut)
+	_, panels := readPlot(t, out)
+	require.Len(t, panels, 5)
+	own := map[int64]bool{}
+	most := int64(0)
+	for _, p := range panels {
+		calls := map[int64]int64{}
+		for _, pt := range p.points["issued"] {
+			calls[pt[0]] += pt[1]
+		}
+		for _, pt := range p.points["errors"] {
+			calls[pt[0]] += pt[1]
+		}
+		peak := int64(0)
+		for _, n := range calls {
+			peak = max(peak, n)
+		}
+		own[peak] = true
+		most = max(most, peak)
+	}
+	require.Greater(t, len(own), 1, "the panels' busiest buckets differ: a test that can fail")
+	for _, p := range panels {
+		assert.Equal(t, most, p.peak, "%s: the strip's scale is the busiest bucket of every panel", p.strategy)
+	}
+	svg := mustRead(t, out)
+	assert.Equal(t, 5, strings.Count(svg, ">"+strconv.FormatInt(most, 10)+"</text>"), "each strip labels the shared scale")
 }

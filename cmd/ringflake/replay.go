@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -50,6 +51,27 @@ type replayOutcome struct {
 	reports  []*scenario.Report
 	err      error  // the file could not be read or replayed
 	strategy string // the strategy whose replay failed with err, or ""
+	// unchecked are the strategies the file has expectations for that were
+	// not replayed: those expectations were not checked.
+	unchecked []string
+}
+
+// uncheckedMessage says which of the file's expectations were not
+// checked, naming the file and the strategies.
+func (o replayOutcome) uncheckedMessage() string {
+	keys := make([]string, len(o.unchecked))
+	for i, st := range o.unchecked {
+		keys[i] = "expect[" + strconv.Quote(st) + "]"
+	}
+	return fmt.Sprintf("%s: %s not checked: %s not replayed (give each with -strategy, or use -all-strategies)",
+		o.file, strings.Join(keys, ", "), plural(len(keys), "its strategy was", "their strategies were"))
+}
+
+func plural(n int, one, more string) string {
+	if n == 1 {
+		return one
+	}
+	return more
 }
 
 // message says what went wrong with the file, naming it: err's message
@@ -89,6 +111,8 @@ func replayWith(ctx context.Context, args []string, stdout, stderr io.Writer, pr
 	all := fs.Bool("all-strategies", false, "replay against error, wait:5ms, logical:1s, ring, the default chain, and every strategy the file has expectations for")
 	format := fs.String("format", "table", "output: table, or json (an array: one object per replay, and one with an \"error\"\n"+
 		"field for each file that could not be read or replayed)")
+	strict := fs.Bool("strict", false, "exit 1 when a file has expectations for a strategy that is not replayed (without it: a warning\n"+
+		"on stderr); for CI, so that the expectations a job means to gate on are checked")
 	plot := fs.String("plot", "", "draw each replay: FILE.svg or FILE.html for one scenario file; or a directory, for one\n"+
 		"SVG per scenario file named after it: a path without an extension (created if need be), or an\n"+
 		"existing directory. Other extensions are an error")
@@ -101,7 +125,10 @@ func replayWith(ctx context.Context, args []string, stdout, stderr io.Writer, pr
 			"new run started (a rollback, and the reservation) and what that cost. Exits 1 when a strategy breaks\n"+
 			"its promise or an expectation of a file is not met.\n\n"+
 			"RESULT ok: the strategy kept its promises and met the file's expectations, which may include\n"+
-			"failing calls (see ERRORS); FAIL: it did not; ERROR: the file could not be read or replayed.\n\n")
+			"failing calls (see ERRORS); FAIL: it did not; ERROR: the file could not be read or replayed.\n"+
+			"Expectations for a strategy not replayed are not checked: a warning says so, and -strict makes it\n"+
+			"an error. For a scenario with events, a second table attributes the calls, errors, stalls and\n"+
+			"borrowed time to the event under way when each call started.\n\n")
 		fs.PrintDefaults()
 	}
 	files, err := interleaved(fs, args)
@@ -141,11 +168,19 @@ func replayWith(ctx context.Context, args []string, stdout, stderr io.Writer, pr
 	if err != nil {
 		return err
 	}
-	failed, broken, total := 0, 0, 0
+	failed, broken, total, unchecked := 0, 0, 0, 0
 	for _, o := range outcomes {
 		if o.err != nil {
 			fmt.Fprintf(stderr, "ringflake: %s\n", o.message())
 			broken++
+		}
+		if len(o.unchecked) > 0 {
+			unchecked++
+			if *strict {
+				fmt.Fprintf(stderr, "ringflake: %s\n", o.uncheckedMessage())
+			} else {
+				fmt.Fprintf(stderr, "ringflake: WARNING: %s; -strict makes this an error\n", o.uncheckedMessage())
+			}
 		}
 		for _, r := range o.reports {
 			total++
@@ -155,6 +190,9 @@ func replayWith(ctx context.Context, args []string, stdout, stderr io.Writer, pr
 		}
 	}
 	switch {
+	case *strict && unchecked > 0 && broken+failed == 0:
+		return fmt.Errorf("%w: %d of %d files have expectations for strategies that were not replayed (-strict)",
+			errReplayFailed, unchecked, len(outcomes))
 	case broken > 0 && failed > 0:
 		return fmt.Errorf("%w: %d of %d files could not be replayed, %d of %d replays failed", errReplayFailed, broken, len(outcomes), failed, total)
 	case broken > 0:
@@ -249,6 +287,11 @@ func replayFile(ctx context.Context, file string, chosen []strategies.Strategy, 
 	case len(list) == 0:
 		list = []strategies.Strategy{strategies.Default()}
 	}
+	for _, name := range s.ExpectedStrategies() {
+		if st, err := strategies.Parse(name); err == nil && !containsStrategy(list, st) {
+			o.unchecked = append(o.unchecked, st.String())
+		}
+	}
 	for _, st := range list {
 		var opts []scenario.Option
 		if trace {
@@ -332,6 +375,9 @@ func writeTable(w io.Writer, outcomes []replayOutcome) error {
 	if err := writeRestarts(w, outcomes); err != nil {
 		return err
 	}
+	if err := writeEvents(w, outcomes); err != nil {
+		return err
+	}
 	for _, o := range outcomes {
 		for _, r := range o.reports {
 			for _, p := range r.Problems() {
@@ -370,6 +416,48 @@ func writeRestarts(w io.Writer, outcomes []replayOutcome) error {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%d\n", cell(r.Scenario), cell(r.Strategy), kind, short(re.At), resumed,
 					re.FailedStarts, short(re.Behind), short(re.Rollback), short(re.Reservation), re.Abandoned, re.Failed, short(re.MaxStall),
 					short(re.ReservationWait), re.Duplicates)
+			}
+		}
+	}
+	if tw == nil {
+		return nil
+	}
+	return tw.Flush()
+}
+
+// writeEvents writes, after an empty line, a table that attributes the
+// calls of each replay to the scripted event under way when they started
+// (scenario.EventReport): a row per event, and one for the calls under no
+// event; when some scenario has events.
+func writeEvents(w io.Writer, outcomes []replayOutcome) error {
+	var tw *tabwriter.Writer
+	for _, o := range outcomes {
+		for _, r := range o.reports {
+			if len(r.Events) == 0 {
+				continue
+			}
+			if tw == nil {
+				if _, err := fmt.Fprintln(w); err != nil {
+					return err
+				}
+				tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+				fmt.Fprintln(tw, "SCENARIO\tSTRATEGY\tEVENT\tUNDER WAY UNTIL\tCALLS\tERRORS\tSTALLED\tMAX STALL\tBORROWED")
+			}
+			for _, e := range append(r.Events, r.Steady) {
+				event, until := "(no event)", "-"
+				if e.Index >= 0 {
+					event = e.Event.Label()
+					switch {
+					case e.Until < 0:
+						until = "the end"
+					case e.Until == e.Event.At:
+						until = "(an instant)"
+					default:
+						until = short(e.Until)
+					}
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\t%s\n", cell(r.Scenario), cell(r.Strategy), event, until,
+					e.Calls, e.Errors, e.Stalled, short(e.MaxStall), short(e.Borrowed))
 			}
 		}
 	}

@@ -38,9 +38,11 @@ type jsonReport struct {
 	Promise    struct {
 		Monotonic bool `json:"monotonic"`
 	} `json:"promise"`
-	MaxStrategyWait    int64 `json:"max_strategy_wait_ns"`
-	MaxQueue           int64 `json:"max_queue_ns"`
-	MaxReservationWait int64 `json:"max_reservation_wait_ns"`
+	MaxStrategyWait    int64       `json:"max_strategy_wait_ns"`
+	MaxQueue           int64       `json:"max_queue_ns"`
+	MaxReservationWait int64       `json:"max_reservation_wait_ns"`
+	Events             []jsonEvent `json:"events"`
+	Steady             jsonEvent   `json:"steady"`
 	Restarts           []struct {
 		At              int64  `json:"at_ns"`
 		Clean           bool   `json:"clean"`
@@ -53,6 +55,16 @@ type jsonReport struct {
 		ReservationWait int64  `json:"reservation_wait_ns"`
 		Duplicates      int64  `json:"duplicates"`
 	} `json:"restarts"`
+}
+
+// jsonEvent is the part of an event's row the tests read.
+type jsonEvent struct {
+	Index  int              `json:"index"`
+	Event  string           `json:"event"`
+	Kind   string           `json:"kind"`
+	Until  int64            `json:"until_ns"`
+	Calls  int64            `json:"calls"`
+	Errors map[string]int64 `json:"errors"`
 }
 
 func replayJSON(t *testing.T, args ...string) []jsonReport {
@@ -69,8 +81,9 @@ func TestReplayEveryShippedScenario(t *testing.T) {
 	code, out, errOut := runCLI(append([]string{"replay", "-all-strategies"}, files...)...)
 	require.Equal(t, 0, code, "%s\n%s", out, errOut)
 	assert.Empty(t, errOut, "no progress when stderr is not a terminal")
-	replays, restarts, ok := strings.Cut(strings.TrimSpace(out), "\n\n")
-	require.True(t, ok, "a table of restarts follows, after an empty line: %s", out)
+	tables := strings.Split(strings.TrimSpace(out), "\n\n")
+	require.Len(t, tables, 3, "a table of restarts follows, then one of events, each after an empty line: %s", out)
+	replays, restarts, events := tables[0], tables[1], tables[2]
 	lines := strings.Split(replays, "\n")
 	assert.Len(t, lines, 1+5*len(files), "a header and one row per scenario and strategy")
 	assert.Equal(t, []string{"SCENARIO", "STRATEGY", "ISSUED", "DUPLICATES", "OUT", "OF", "ORDER", "ERRORS", "MAX", "STALL",
@@ -105,12 +118,30 @@ func TestReplayEveryShippedScenario(t *testing.T) {
 		"the new run starts 95 ms behind the mark the crashed one saved, all of it past the mark's Since: "+
 			"a reservation, which it waits out to the tick after the mark")
 
+	lines = strings.Split(events, "\n")
+	assert.Equal(t, []string{"SCENARIO", "STRATEGY", "EVENT", "UNDER", "WAY", "UNTIL", "CALLS", "ERRORS", "STALLED", "MAX", "STALL", "BORROWED"},
+		strings.Fields(lines[0]))
+	var freeze []string
+	for _, l := range lines[1:] {
+		if f := strings.Fields(l); f[0] == "freeze-under-load" && f[1] == "ring,wait:5ms,error" && f[2] == "freeze" {
+			freeze = f
+		}
+	}
+	require.NotNil(t, freeze, "freeze-under-load has a row for its freeze: %s", events)
+	assert.Equal(t, []string{"freeze", "3s", "at", "2s", "5s"}, freeze[2:7])
+	assert.True(t, strings.HasPrefix(freeze[8], "frozen="), "the frozen clock's errors are not rollbacks: %v", freeze)
+
 	reports := replayJSON(t, append([]string{"-all-strategies"}, files...)...)
 	require.Len(t, reports, 5*len(files))
 	for _, r := range reports {
 		assert.True(t, r.OK, "%s %s: %v", r.Scenario, r.Strategy, r.Unmet)
 		assert.Zero(t, r.Duplicates)
-		assert.Equal(t, r.Calls, r.Issued+r.Errors["rollback"]+r.Errors["expired"]+r.Errors["before_epoch"]+r.Errors["crash"]+r.Errors["other"])
+		assert.Equal(t, r.Calls, r.Issued+r.Errors["rollback"]+r.Errors["frozen"]+r.Errors["expired"]+r.Errors["before_epoch"]+r.Errors["crash"]+r.Errors["other"])
+		calls := r.Steady.Calls
+		for _, e := range r.Events {
+			calls += e.Calls
+		}
+		assert.Equal(t, r.Calls, calls, "%s %s: each call counts under one event, or none", r.Scenario, r.Strategy)
 		if r.Promise.Monotonic {
 			assert.Zero(t, r.OutOfOrder)
 		}
@@ -129,7 +160,6 @@ func TestReplayEveryShippedScenario(t *testing.T) {
 func TestReplayWithoutRestarts(t *testing.T) {
 	code, out, errOut := runCLI("replay", "../../scenarios/small-step-back.yaml")
 	require.Equal(t, 0, code, errOut)
-	assert.NotContains(t, out, "\n\n")
 	assert.NotContains(t, out, "RESTART")
 	reports := replayJSON(t, "../../scenarios/small-step-back.yaml")
 	require.Len(t, reports, 1)
@@ -232,7 +262,8 @@ func TestReplayErrors(t *testing.T) {
 
 func TestReplayProgress(t *testing.T) {
 	var out, errOut bytes.Buffer
-	require.NoError(t, replayWith(context.Background(), []string{"../../scenarios/small-step-back.yaml"}, &out, &errOut, true))
+	file := writeScenario(t, t.TempDir(), "small-step-back.yaml", stepBack) // no expectations left unchecked, no warning
+	require.NoError(t, replayWith(context.Background(), []string{file}, &out, &errOut, true))
 	assert.Contains(t, errOut.String(), "\rreplaying small-step-back [ring,wait:5ms,error]   0%")
 	assert.Contains(t, errOut.String(), "100%")
 	assert.True(t, strings.HasSuffix(errOut.String(), "\r\033[K"), "the progress line is cleared")
@@ -264,7 +295,8 @@ func TestReplayReportsFilesThatFail(t *testing.T) {
 
 	code, out, errOut := runCLI("replay", "-strategy", "ring", bad, good, missing)
 	assert.Equal(t, 1, code)
-	lines := strings.Split(strings.TrimSpace(out), "\n")
+	replays, _, _ := strings.Cut(strings.TrimSpace(out), "\n\n") // then the table of events
+	lines := strings.Split(replays, "\n")
 	require.Len(t, lines, 4, out)
 	assert.Equal(t, []string{"bad", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "ERROR"}, strings.Fields(lines[1]))
 	assert.Equal(t, "good", strings.Fields(lines[2])[0])
@@ -292,4 +324,79 @@ func TestReplayReportsFilesThatFail(t *testing.T) {
 	assert.Equal(t, good, entries[1]["file"])
 	assert.Equal(t, true, entries[1]["ok"])
 	assert.NotContains(t, entries[1], "error")
+}
+
+// A file's expectations for a strategy that is not replayed are not
+// checked: a warning says so, and -strict makes it an error, for CI jobs
+// that replay another strategy than the file's gate.
+func TestReplayStrict(t *testing.T) {
+	dir := t.TempDir()
+	file := writeScenario(t, dir, "gate.yaml", stepBack+"expect:\n  all: {duplicates: 0}\n  \"ring,wait:5ms,error\": {out_of_order: 0}\n")
+	code, out, _ := runCLI("replay", file)
+	require.Equal(t, 1, code, "the default chain misses its expectation: %s", out)
+
+	code, out, errOut := runCLI("replay", "-strategy", "ring,logical:1s", file)
+	assert.Equal(t, 0, code, "%s\n%s", out, errOut)
+	assert.Equal(t, "ringflake: WARNING: "+file+`: expect["ring,wait:5ms,error"] not checked: its strategy was not replayed `+
+		"(give each with -strategy, or use -all-strategies); -strict makes this an error\n", errOut, "one loud line")
+
+	for _, format := range []string{"table", "json"} {
+		code, out, errOut = runCLI("replay", "-strict", "-format", format, "-strategy", "ring,logical:1s", file)
+		assert.Equal(t, 1, code, "%s\n%s", out, errOut)
+		assert.Equal(t, "ringflake: "+file+`: expect["ring,wait:5ms,error"] not checked: its strategy was not replayed `+
+			"(give each with -strategy, or use -all-strategies)\n"+
+			"ringflake: replay failed: 1 of 1 files have expectations for strategies that were not replayed (-strict)\n", errOut)
+	}
+
+	// Replaying every strategy the file names checks them all.
+	code, out, errOut = runCLI("replay", "-strict", "-strategy", "ring,logical:1s", "-strategy", "ring,wait:5ms,error", file)
+	assert.Equal(t, 1, code, "checked, and not met: %s", out)
+	assert.NotContains(t, errOut, "not checked")
+	code, _, errOut = runCLI("replay", "-strict", "-all-strategies", "../../scenarios/small-step-back.yaml")
+	assert.Equal(t, 0, code, errOut)
+	assert.Empty(t, errOut)
+}
+
+// The report names the scripted event each error came from: the freeze's
+// used-up tick (frozen), the step back's rollbacks.
+func TestReplayAttributesErrorsToEvents(t *testing.T) {
+	file := writeScenario(t, t.TempDir(), "freeze-and-step.yaml", `# A freeze, then a step back.
+start: 2026-11-22T12:00:00Z
+duration: 8s
+load: {rate: 5/ms}
+events:
+  - {at: 2s, freeze: 3s}
+  - {at: 6s, step: -80ms}
+`)
+	code, out, errOut := runCLI("replay", "-strategy", "error", file)
+	require.Equal(t, 0, code, errOut)
+	tables := strings.Split(strings.TrimSpace(out), "\n\n")
+	require.Len(t, tables, 2, out)
+	rows := map[string][]string{}
+	for _, l := range strings.Split(tables[1], "\n")[1:] {
+		f := strings.Fields(l)
+		require.Equal(t, []string{"freeze-and-step", "error"}, f[:2], l)
+		rows[f[2]] = f[2:]
+	}
+	require.Len(t, rows, 3, tables[1])
+	freeze, step, none := rows["freeze"], rows["step"], rows["(no"]
+	assert.Equal(t, []string{"freeze", "3s", "at", "2s", "5s"}, freeze[:5])
+	assert.Regexp(t, `^frozen=[1-9][0-9]*$`, freeze[6], "the freeze's errors, and no rollback: %v", freeze)
+	assert.Equal(t, []string{"step", "-80ms", "at", "6s"}, step[:4])
+	assert.Regexp(t, `^rollback=[1-9][0-9]*$`, step[6], "the step's errors are rollbacks: %v", step)
+	assert.Equal(t, "0", none[4], "no error under no event: %v", none)
+
+	reports := replayJSON(t, "-strategy", "error", file)
+	require.Len(t, reports, 1)
+	r := reports[0]
+	require.Len(t, r.Events, 2)
+	assert.Equal(t, "freeze 3s at 2s", r.Events[0].Event)
+	assert.Equal(t, "freeze", r.Events[0].Kind)
+	assert.Equal(t, int64(5e9), r.Events[0].Until)
+	assert.Zero(t, r.Events[0].Errors["rollback"])
+	assert.Equal(t, r.Errors["frozen"], r.Events[0].Errors["frozen"])
+	assert.Equal(t, "step -80ms at 6s", r.Events[1].Event)
+	assert.Equal(t, r.Errors["rollback"], r.Events[1].Errors["rollback"])
+	assert.Equal(t, "none", r.Steady.Kind)
+	assert.Equal(t, -1, r.Steady.Index)
 }
