@@ -116,7 +116,7 @@ func readSegment(path string) ([]byte, error) {
 	defer f.Close()
 	buf := make([]byte, cbV2Size)
 	n, err := io.ReadFull(f, buf)
-	if err != nil && err != io.ErrUnexpectedEOF {
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil, err
 	}
 	return buf[:n], nil

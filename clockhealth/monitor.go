@@ -129,6 +129,9 @@ func StateChanged(prev, cur Reading) bool {
 func (m *Monitor) Run(ctx context.Context) error {
 	for {
 		m.Poll(ctx)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -142,11 +145,16 @@ func (m *Monitor) Run(ctx context.Context) error {
 
 // Poll reads the source once now, stores the reading as the last one,
 // and returns it with the source's error. A failed read is stored too, as
-// the [StatusUnknown] Reading the source returned with its error.
+// the [StatusUnknown] Reading the source returned with its error, unless
+// ctx was done (a read cut short by the caller says nothing about the
+// clock, and is not stored).
 func (m *Monitor) Poll(ctx context.Context) (Reading, error) {
 	m.readMu.Lock()
 	defer m.readMu.Unlock()
 	r, err := m.src.Read(ctx)
+	if err != nil && ctx.Err() != nil {
+		return r, err
+	}
 	if err != nil {
 		r.Status = StatusUnknown
 		if r.At.IsZero() {
