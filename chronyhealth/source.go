@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/ringflake/ringflake/clockhealth"
@@ -64,7 +65,7 @@ func (s Source) Read(ctx context.Context) (clockhealth.Reading, error) {
 	t, err := s.Tracking(ctx)
 	at := now()
 	if err != nil {
-		return clockhealth.Reading{Source: s.Name(), At: at, Detail: err.Error()}, err
+		return clockhealth.Reading{Source: s.Name(), At: at, Detail: strings.TrimPrefix(err.Error(), "ringflake: ")}, err
 	}
 	return FromTracking(s.Name(), t, at, s.MinStale), nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -71,7 +72,7 @@ func (c ClockBound) Read(ctx context.Context) (Reading, error) {
 	}
 	r := Reading{Source: "clockbound " + path, At: now()}
 	fail := func(err error) (Reading, error) {
-		r.Detail = err.Error()
+		r.Detail = strings.TrimPrefix(err.Error(), "ringflake: ")
 		return r, err
 	}
 	var seg clockBoundSegment

@@ -43,6 +43,7 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 	maxBatch := fs.Int("max-batch", idserver.DefaultMaxBatch, fmt.Sprintf("largest n of /v1/ids?n=N, up to %d", idserver.MaxBatchLimit))
 	grace := fs.Duration("grace", defaultGrace, "on SIGTERM or SIGINT, how long requests under way may take to finish before they are cut off")
 	genFlags := addGeneratorFlags(fs)
+	clockF := addClockFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -65,6 +66,12 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	defer ln.Close() // closed by the server once it serves; this is for an early return
+	// The clock is checked before a node id is taken: a refusal holds
+	// nothing.
+	gate, err := clockF.open(ctx, stderr)
+	if err != nil {
+		return err
+	}
 	iss, err := genFlags.open(ctx)
 	if err != nil {
 		return err
@@ -83,8 +90,17 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	var handler http.Handler = h
+	if gate != nil {
+		// The monitor reads the clock's health once a second until the
+		// server stops; /readyz answers 503 while it is not healthy.
+		mctx, stopMonitor := context.WithCancel(context.Background())
+		defer stopMonitor()
+		go func() { _ = gate.mon.Run(mctx) }()
+		handler = gate.readyz(h)
+	}
 	srv := &http.Server{
-		Handler:           h,
+		Handler:           handler,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
