@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/clockhealth"
 )
 
 // publishMu makes checking a name and publishing it one step.
@@ -36,5 +37,31 @@ func Publish(name string, g *ringflake.Generator) error {
 		return fmt.Errorf("%w: expvar name %q is empty or already published", ringflake.ErrInvalidOption, name)
 	}
 	expvar.Publish(name, expvar.Func(func() any { return g.Stats() }))
+	return nil
+}
+
+// PublishClock publishes the last reading of m (see
+// [clockhealth.Monitor.Last]) as the expvar variable name: a JSON object
+// with source, at, status, synchronised, max_error_seconds,
+// est_error_seconds, pending_correction_seconds, leap and detail (see
+// [clockhealth.Reading.MarshalJSON]), or null before the monitor's first
+// reading. Reading it reads no clock. An empty name, a name already in
+// use and a nil m are errors matching [ringflake.ErrInvalidOption].
+func PublishClock(name string, m *clockhealth.Monitor) error {
+	if m == nil {
+		return fmt.Errorf("%w: ringflakeexpvar.PublishClock(%q, nil)", ringflake.ErrInvalidOption, name)
+	}
+	publishMu.Lock()
+	defer publishMu.Unlock()
+	if name == "" || expvar.Get(name) != nil {
+		return fmt.Errorf("%w: expvar name %q is empty or already published", ringflake.ErrInvalidOption, name)
+	}
+	expvar.Publish(name, expvar.Func(func() any {
+		r, ok := m.Last()
+		if !ok {
+			return nil
+		}
+		return r
+	}))
 	return nil
 }

@@ -15,3 +15,6 @@ var ErrNilAllocator = errors.New("ringflakeprom: nil segment allocator")
 // UTF-8, or (for NewCollector) the name "kind", which
 // ringflake_errors_total uses itself. The error wraps Prometheus's own.
 var ErrInvalidLabels = errors.New("ringflakeprom: invalid labels")
+
+// ErrNilMonitor is returned by [NewClockCollector] for a nil monitor.
+var ErrNilMonitor = errors.New("ringflakeprom: nil clock health monitor")
