@@ -161,6 +161,13 @@ func TestServeProcessReadyzFollowsChrony(t *testing.T) {
 	defer httpc.CloseIdleConnections()
 	code, body := readyzStatus(t, httpc, p)
 	require.Equal(t, http.StatusOK, code, body)
+	resp, err := httpc.Get(p.base + "/metrics")
+	require.NoError(t, err)
+	metrics, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	assert.Contains(t, string(metrics), `ringflake_clock_synchronised{source="chrony `+client.CmdAddr+`"} 1`)
+	assert.Contains(t, string(metrics), "ringflake_ids_issued_total")
 
 	server.Stop() // by its PID
 	body = waitReadyz(t, httpc, p, http.StatusServiceUnavailable, 600)

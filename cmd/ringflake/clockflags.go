@@ -11,8 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
 	"github.com/ringflake/ringflake/chronyhealth"
 	"github.com/ringflake/ringflake/clockhealth"
+	"github.com/ringflake/ringflake/ringflakeprom"
 )
 
 // clockSourceHelp documents -clock-source.
@@ -137,4 +141,16 @@ func (g *clockGate) readyz(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// registry returns a Prometheus registry with the Go runtime's and the
+// process's collectors, as idserver's own, and the clock health's.
+func (g *clockGate) registry() (*prometheus.Registry, error) {
+	c, err := ringflakeprom.NewClockCollector(g.mon, nil)
+	if err != nil {
+		return nil, err
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), c)
+	return reg, nil
 }

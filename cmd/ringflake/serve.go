@@ -86,6 +86,14 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 	if iss.lease != nil {
 		opts = append(opts, idserver.WithLease(iss.lease))
 	}
+	if gate != nil {
+		// /metrics shows the clock's health too (ringflake_clock_…).
+		reg, err := gate.registry()
+		if err != nil {
+			return err
+		}
+		opts = append(opts, idserver.WithRegistry(reg))
+	}
 	h, err := idserver.New(iss.gen, opts...)
 	if err != nil {
 		return err
