@@ -267,10 +267,13 @@ chrony_conf() {
 
 # start_chronyd CONF CMDPORT: starts chronyd on CONF in the foreground with
 # -x (it never adjusts the host's clock: the machine is shared) and waits
-# until its command port answers.
+# until its command port answers. As root chronyd drops its privileges to
+# its own user; as anyone else -U lets it start (it refuses otherwise,
+# -x or not), and with -x it needs no privilege.
 start_chronyd() {
-  local conf=$1 cmdport=$2
-  start_bg "${conf%.conf}.log" "$RINGFLAKE_TEST_CHRONYD" -f "$conf" -x -d
+  local conf=$1 cmdport=$2 nonroot=()
+  if [ "$(id -u)" != 0 ]; then nonroot=(-U); fi
+  start_bg "${conf%.conf}.log" "$RINGFLAKE_TEST_CHRONYD" -f "$conf" -x -d "${nonroot[@]}"
   wait_ready "$bg_pid" 300 chronyc -h 127.0.0.1 -p "$cmdport" -n tracking
 }
 

@@ -101,8 +101,14 @@ func (c *Chronyd) Start() {
 		c.t.Fatalf("chronytest: %v", err)
 	}
 	defer log.Close()
-	// -x: never adjust the host's clock. -d: stay in the foreground.
-	cmd := exec.Command(c.bin, "-f", c.conf, "-x", "-d")
+	// -x: never adjust the host's clock. -d: stay in the foreground. -U:
+	// start without root (chronyd refuses otherwise; with -x it needs no
+	// privilege); as root it drops its privileges itself.
+	args := []string{"-f", c.conf, "-x", "-d"}
+	if os.Geteuid() != 0 {
+		args = append(args, "-U")
+	}
+	cmd := exec.Command(c.bin, args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		c.t.Fatalf("chronytest: starting %s: %v", c.bin, err)
