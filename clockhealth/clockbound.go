@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -158,7 +159,7 @@ func parseClockBound(b []byte) (clockBoundSegment, error) {
 	ts := func(off int) time.Duration {
 		sec := int64(binary.NativeEndian.Uint64(b[off:]))
 		nsec := int64(binary.NativeEndian.Uint64(b[off+8:]))
-		return time.Duration(sec)*time.Second + time.Duration(nsec)
+		return timespecDuration(sec, nsec)
 	}
 	s.asOf, s.voidAfter = ts(16), ts(32)
 	s.bound = time.Duration(int64(binary.NativeEndian.Uint64(b[48:])))
@@ -196,8 +197,12 @@ func (s clockBoundSegment) reading(r Reading, mono time.Duration) Reading {
 	if elapsed < 0 {
 		elapsed = 0
 	}
-	growth := time.Duration(float64(elapsed) * float64(s.maxDriftPPB) / 1e9)
-	r.MaxError, r.MaxErrorKnown = s.bound+growth, true
+	// The bound grown by the drift, saturating at the Duration range.
+	grown := float64(s.bound) + float64(elapsed)*float64(s.maxDriftPPB)/1e9
+	r.MaxError, r.MaxErrorKnown = math.MaxInt64, true
+	if grown < math.MaxInt64 {
+		r.MaxError = time.Duration(grown)
+	}
 	r.EstError = s.bound
 	r.Detail = fmt.Sprintf("%s, bound %v as of %v ago, drift %d ppb", name, s.bound, elapsed, s.maxDriftPPB)
 	if mono > s.voidAfter {
@@ -207,4 +212,17 @@ func (s clockBoundSegment) reading(r Reading, mono time.Duration) Reading {
 	}
 	r.Leap = LeapUnknown
 	return r
+}
+
+// timespecDuration converts a timespec to a Duration, saturating at the
+// Duration range (about 292 years) instead of wrapping.
+func timespecDuration(sec, nsec int64) time.Duration {
+	const maxSec = math.MaxInt64 / int64(time.Second)
+	switch {
+	case sec >= maxSec:
+		return math.MaxInt64
+	case sec <= -maxSec:
+		return math.MinInt64
+	}
+	return time.Duration(sec)*time.Second + time.Duration(nsec%int64(time.Second))
 }

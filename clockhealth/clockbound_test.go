@@ -42,6 +42,10 @@ func (s segment) bytes() []byte {
 	}
 	putTS(16, s.asOf)
 	putTS(32, s.voidAfter)
+	if s.voidAfter == -1 { // far future: 2^40 s, beyond time.Duration
+		ne.PutUint64(b[32:], 1<<40)
+		ne.PutUint64(b[40:], 0)
+	}
 	ne.PutUint64(b[48:], uint64(s.bound))
 	if s.version == 1 {
 		ne.PutUint32(b[56:], s.driftPPB)
@@ -85,6 +89,8 @@ func TestClockBoundStates(t *testing.T) {
 		{"unknown", func(s *segment) { s.status = 0 }, 1000 * time.Second, clockhealth.StatusUnknown, 400 * time.Microsecond, true},
 		{"void after the daemon stopped", func(*segment) {}, 1011 * time.Second, clockhealth.StatusUnknown, 0, false},
 		{"version 1", func(s *segment) { s.version = 1 }, 1000 * time.Second, clockhealth.StatusSynchronised, 400 * time.Microsecond, true},
+		{"void after far beyond the Duration range", func(s *segment) { s.voidAfter = -1 }, 1000 * time.Second,
+			clockhealth.StatusSynchronised, 400 * time.Microsecond, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := base

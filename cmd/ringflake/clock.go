@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/ringflake/ringflake/chronyhealth"
@@ -49,7 +50,7 @@ func clock(args []string, stdout, stderr io.Writer) error {
 		defer cancel()
 		r, err := src.Read(ctx)
 		if err != nil {
-			failed = append(failed, fmt.Errorf("%s: %w", r.Source, err))
+			failed = append(failed, fmt.Errorf("%s: %s", r.Source, strings.TrimPrefix(err.Error(), "ringflake: ")))
 		}
 		return r
 	}
