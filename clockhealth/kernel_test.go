@@ -21,7 +21,7 @@ func TestKernelReadsTheRealKernel(t *testing.T) {
 		return
 	}
 	require.NoError(t, err)
-	t.Logf("kernel: %s", r)
+	t.Logf("%s", r)
 	assert.Equal(t, KernelSourceName, r.Source)
 	assert.Contains(t, []Status{StatusSynchronised, StatusUnsynchronised}, r.Status)
 	assert.True(t, r.MaxErrorKnown)

@@ -56,9 +56,9 @@ func TestClockProcessSyncedChrony(t *testing.T) {
 		// Whatever state this host's kernel is in, it is printed.
 		assert.Contains(t, []clockhealth.Status{clockhealth.StatusSynchronised, clockhealth.StatusUnsynchronised}, rep.Kernel.Status)
 		assert.True(t, rep.Kernel.MaxErrorKnown)
-		t.Logf("kernel: %s", rep.Kernel)
+		t.Logf("%s", rep.Kernel)
 	}
-	t.Logf("chrony: %s", rep.Chrony)
+	t.Logf("%s", rep.Chrony)
 }
 
 func TestClockProcessUnsyncedChrony(t *testing.T) {
@@ -66,7 +66,7 @@ func TestClockProcessUnsyncedChrony(t *testing.T) {
 	rep := clockJSON(t, addr)
 	require.NotNil(t, rep.Chrony)
 	assert.Equal(t, clockhealth.StatusUnsynchronised, rep.Chrony.Status)
-	t.Logf("chrony: %s", rep.Chrony)
+	t.Logf("%s", rep.Chrony)
 
 	out, err := command(t, "clock", "-chrony", addr).Output()
 	require.NoError(t, err)
