@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/clockhealth"
 	"github.com/ringflake/ringflake/lease"
 )
 
@@ -58,4 +59,24 @@ func publish(name string, f expvar.Func) error {
 	}
 	expvar.Publish(name, f)
 	return nil
+}
+
+// PublishClock publishes the last reading of m (see
+// [clockhealth.Monitor.Last]) as the expvar variable name: a JSON object
+// with source, at, status, synchronised, max_error_seconds,
+// est_error_seconds, pending_correction_seconds, leap and detail (see
+// [clockhealth.Reading.MarshalJSON]), or null before the monitor's first
+// reading. Reading it reads no clock. An empty name, a name already in
+// use and a nil m are errors matching [ringflake.ErrInvalidOption].
+func PublishClock(name string, m *clockhealth.Monitor) error {
+	if m == nil {
+		return fmt.Errorf("%w: ringflakeexpvar.PublishClock(%q, nil)", ringflake.ErrInvalidOption, name)
+	}
+	return publish(name, expvar.Func(func() any {
+		r, ok := m.Last()
+		if !ok {
+			return nil
+		}
+		return r
+	}))
 }

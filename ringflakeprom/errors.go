@@ -21,3 +21,6 @@ var ErrNilRecorder = errors.New("ringflakeprom: nil lease recorder")
 // NewLeaseCollector, "route", "status" and "code" for NewRequestCollector.
 // The error wraps Prometheus's own.
 var ErrInvalidLabels = errors.New("ringflakeprom: invalid labels")
+
+// ErrNilMonitor is returned by [NewClockCollector] for a nil monitor.
+var ErrNilMonitor = errors.New("ringflakeprom: nil clock health monitor")

@@ -6,7 +6,8 @@
 #   FUZZTIME=10s  how long each fuzz target runs (0 skips fuzzing)
 #
 # Servers that tests of nested modules need (PostgreSQL for sqltest/ and
-# segment/, Redis for redislease/, etcd for etcdlease/) are
+# segment/, Redis for redislease/, etcd for etcdlease/, chronyd for
+# chronyhealth/ and the CLI) are
 # started here, throwaway, on 127.0.0.1, and removed when the script exits;
 # their Debian packages are installed when missing (as root). A variable
 # such as RINGFLAKE_TEST_POSTGRES_DSN that is already set is used instead.
@@ -247,6 +248,84 @@ start_etcd() {
   return 1
 }
 
+# chrony_conf FILE CMDPORT LINE...: writes a chronyd configuration to FILE
+# that keeps everything in FILE's directory and on loopback: its own
+# pidfile, its command port on 127.0.0.1:CMDPORT (no Unix socket under
+# /run), commands allowed from 127.0.0.1 only, then each LINE.
+chrony_conf() {
+  local file=$1 cmdport=$2
+  shift 2
+  {
+    echo "pidfile ${file%.conf}.pid"
+    echo "cmdport $cmdport"
+    echo "bindcmdaddress 127.0.0.1"
+    echo "bindcmdaddress /"
+    echo "cmdallow 127.0.0.1"
+    printf '%s\n' "$@"
+  } >"$file"
+}
+
+# start_chronyd CONF CMDPORT: starts chronyd on CONF in the foreground with
+# -x (it never adjusts the host's clock: the machine is shared) and waits
+# until its command port answers. As root chronyd drops its privileges to
+# its own user; as anyone else -U lets it start (it refuses otherwise,
+# -x or not), and with -x it needs no privilege.
+start_chronyd() {
+  local conf=$1 cmdport=$2 nonroot=()
+  if [ "$(id -u)" != 0 ]; then nonroot=(-U); fi
+  start_bg "${conf%.conf}.log" "$RINGFLAKE_TEST_CHRONYD" -f "$conf" -x -d "${nonroot[@]}"
+  wait_ready "$bg_pid" 300 chronyc -h 127.0.0.1 -p "$cmdport" -n tracking
+}
+
+# chrony_synced CMDPORT: succeeds when the chronyd at CMDPORT reports a
+# normal leap status (it is synchronised).
+chrony_synced() {
+  chronyc -h 127.0.0.1 -p "$1" -n tracking | grep -q '^Leap status *: Normal$'
+}
+
+# start_chrony: three chronyd of their own, in a temp directory, on
+# loopback only and always with -x (they never touch the host's clock): a
+# server (local stratum 8), a client polling it 16 times a second, which
+# becomes synchronised, and a client whose server does not answer, which
+# stays unsynchronised. Exports the command addresses the tests ask
+# (RINGFLAKE_TEST_CHRONY_SYNCED, RINGFLAKE_TEST_CHRONY_UNSYNCED,
+# RINGFLAKE_TEST_CHRONY_SERVER), the server's NTP address
+# (RINGFLAKE_TEST_CHRONY_SERVER_NTP), and RINGFLAKE_TEST_CHRONYD (the
+# binary) for tests that start and stop chronyd pairs of their own.
+start_chrony() {
+  if [ -z "${RINGFLAKE_TEST_CHRONYD:-}" ]; then
+    command -v chronyd >/dev/null || apt_install_no_start chrony
+    RINGFLAKE_TEST_CHRONYD=$(command -v chronyd)
+    export RINGFLAKE_TEST_CHRONYD
+  fi
+  if [ -n "${RINGFLAKE_TEST_CHRONY_SYNCED:-}" ] && [ -n "${RINGFLAKE_TEST_CHRONY_UNSYNCED:-}" ]; then
+    step "chrony: using RINGFLAKE_TEST_CHRONY_SYNCED and _UNSYNCED from the environment"
+    return 0
+  fi
+  local dir ntp scmd ccmd ucmd dead
+  step "start chronyd -x: a server, a client of it and a client of nobody ($("$RINGFLAKE_TEST_CHRONYD" --version | cut -d' ' -f1-4))"
+  make_service_dir chrony "$(id -un)"
+  dir=$service_dir
+  for _ in 1 2 3; do
+    ntp=$(free_port) scmd=$(free_port) ccmd=$(free_port) ucmd=$(free_port) dead=$(free_port)
+    chrony_conf "$dir/server.conf" "$scmd" "port $ntp" "bindaddress 127.0.0.1" "allow 127.0.0.1" "local stratum 8"
+    chrony_conf "$dir/synced.conf" "$ccmd" "port 0" "server 127.0.0.1 port $ntp iburst minpoll -4 maxpoll -4"
+    chrony_conf "$dir/unsynced.conf" "$ucmd" "port 0" "server 127.0.0.1 port $dead iburst minpoll -4 maxpoll -4"
+    if start_chronyd "$dir/server.conf" "$scmd" && start_chronyd "$dir/synced.conf" "$ccmd" &&
+      start_chronyd "$dir/unsynced.conf" "$ucmd" && wait_ready "$bg_pid" 300 chrony_synced "$ccmd"; then
+      export RINGFLAKE_TEST_CHRONY_SERVER="127.0.0.1:$scmd"
+      export RINGFLAKE_TEST_CHRONY_SERVER_NTP="127.0.0.1:$ntp"
+      export RINGFLAKE_TEST_CHRONY_SYNCED="127.0.0.1:$ccmd"
+      export RINGFLAKE_TEST_CHRONY_UNSYNCED="127.0.0.1:$ucmd"
+      echo "server on 127.0.0.1:$ntp (commands $scmd), synchronised client commands on $ccmd, unsynchronised on $ucmd, in $dir"
+      return 0
+    fi
+  done
+  echo "test.sh: chronyd did not start or did not synchronise; its logs:" >&2
+  tail -n 20 "$dir"/*.log >&2
+  return 1
+}
+
 # Each module is built and tested on its own, as its users build it: the
 # workspace (go.work) is only there for `go run ./cmd/ringflake` at the
 # root.
@@ -268,6 +347,7 @@ fi
 start_postgres
 start_redis
 start_etcd
+start_chrony
 
 for mod in "${modules[@]}"; do
   step "go vet and go test -race in $mod"

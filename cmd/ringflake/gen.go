@@ -15,6 +15,7 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("gen", stderr)
 	n := fs.Int("n", 1, "number of IDs to print")
 	genFlags := addGeneratorFlags(fs)
+	clockF := addClockFlags(fs)
 	formatFlag := fs.String("format", "dec", formatHelp)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -34,6 +35,11 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 		return badValuef("-format: %v", err)
 	}
 	ctx := context.Background()
+	// The clock is checked before a node id is taken: a refusal holds
+	// nothing.
+	if _, err := clockF.open(ctx, nil); err != nil {
+		return err
+	}
 	iss, err := genFlags.open(ctx)
 	if err != nil {
 		return err

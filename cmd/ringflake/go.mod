@@ -6,6 +6,7 @@ require (
 	github.com/prometheus/client_golang v1.23.2
 	github.com/redis/go-redis/v9 v9.22.0
 	github.com/ringflake/ringflake v0.1.0
+	github.com/ringflake/ringflake/chronyhealth v0.1.0
 	github.com/ringflake/ringflake/etcdlease v0.1.0
 	github.com/ringflake/ringflake/redislease v0.1.0
 	github.com/ringflake/ringflake/ringflakeprom v0.1.0
@@ -45,6 +46,7 @@ require (
 
 replace (
 	github.com/ringflake/ringflake => ../..
+	github.com/ringflake/ringflake/chronyhealth => ../../chronyhealth
 	github.com/ringflake/ringflake/etcdlease => ../../etcdlease
 	github.com/ringflake/ringflake/redislease => ../../redislease
 	github.com/ringflake/ringflake/ringflakeprom => ../../ringflakeprom

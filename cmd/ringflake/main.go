@@ -3,13 +3,16 @@
 // Usage:
 //
 //	ringflake gen [-n COUNT] [-node NODE] [-guard URL] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-offset N] [-format FORMAT]
+//	              [-require-sync] [-max-clock-error D] [-clock-source SOURCE]
 //	ringflake serve [-listen HOST:PORT] [-node NODE] [-guard URL] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-offset N] [-max-batch N] [-grace D]
+//	                [-require-sync] [-max-clock-error D] [-clock-source SOURCE]
 //	ringflake parse [-layout LAYOUT] [-format FORMAT] [-json] ID...
 //	ringflake replay [-strategy STRATEGY | -all-strategies] [-format table|json] [-plot FILE|DIR] FILE...
 //	ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate RATE]
 //	ringflake bounds FROM TO [-layout LAYOUT] [-format FORMAT]
 //	ringflake plan -nodes N -rate R/s -years Y [-unit U] [-epoch T]
 //	ringflake migrate-check -from LAYOUT -to LAYOUT -at TIME
+//	ringflake clock [-chrony HOST:PORT] [-clockbound PATH] [-format text|json]
 //
 // gen prints COUNT new IDs, one per line, by default under a node id that
 // no other process of this host holds (-node local). serve serves IDs over
@@ -44,6 +47,11 @@
 // TIME on sorts above every ID the layout -from could have issued before
 // it, and otherwise fails naming the two IDs where the order breaks and the
 // earliest cut-over that keeps it.
+//
+// clock prints the clock's health as the kernel, chronyd (-chrony) and
+// ClockBound (-clockbound) report it (docs/clock.md); gen and serve take
+// -require-sync, -max-clock-error and -clock-source to refuse to start on
+// an unhealthy clock, and serve reports not ready while it is.
 //
 // Exit status: 0 on success, 1 when the work failed (a bad ID, a generator
 // error, a layout that does not fit, an order that breaks), 2 on a usage
@@ -112,18 +120,22 @@ func badValuef(format string, args ...any) error {
 
 const usage = `usage:
   ringflake gen [-n COUNT] [-node NODE] [-guard URL] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-offset N] [-format FORMAT]
+                [-require-sync] [-max-clock-error D] [-clock-source SOURCE]
   ringflake serve [-listen HOST:PORT] [-node NODE] [-guard URL] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY]
                   [-offset N] [-max-batch N] [-grace D] [-behind-proxy]
+                  [-require-sync] [-max-clock-error D] [-clock-source SOURCE]
   ringflake parse [-layout LAYOUT] [-format FORMAT] [-json] ID...
   ringflake replay [-strategy STRATEGY | -all-strategies] [-format table|json] [-plot FILE|DIR] FILE...
   ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate RATE]
   ringflake bounds FROM TO [-layout LAYOUT] [-format FORMAT]
   ringflake plan -nodes N -rate R/s -years Y [-unit U] [-epoch T]
   ringflake migrate-check -from LAYOUT -to LAYOUT -at TIME
+  ringflake clock [-chrony HOST:PORT] [-clockbound PATH] [-format text|json]
 
 FORMAT is an encoding (dec, hex, base32, base58, base62, base64, base2, base36,
 base58-flickr, zbase32); gen and parse also take serial:PATTERN, serial numbers such as
 'serial:PAY{time:20060102150405.000}{node}{seq}' (bounds does not, nor serve's format=).
+SOURCE is kernel (the default), chrony://HOST:PORT or clockbound:PATH.
 Run "ringflake COMMAND -h" for a command's flags.
 `
 
@@ -152,6 +164,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = plan(args[1:], stdout, stderr)
 	case "migrate-check":
 		err = migrateCheck(args[1:], stdout, stderr)
+	case "clock":
+		err = clock(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -79,6 +79,7 @@ func recordWith(ctx context.Context, c hostClock, args []string, stdout, stderr 
 		"default: a placeholder of 1/ms, slowed down for recordings over 16m40s so that the file replays\n"+
 		"with at most about 1,000,000 calls")
 	name := fs.String("name", "", "the scenario's name; default: the file name without extension")
+	clockSource := fs.String("clock-source", "kernel", clockSourceHelp+";\nread once a second, its readings go into the file's comment")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: ringflake record -duration D -out FILE [flags]\n\n"+
 			"Samples this host's wall clock against its monotonic clock and writes the steps, freezes and\n"+
@@ -103,6 +104,11 @@ func recordWith(ctx context.Context, c hostClock, args []string, stdout, stderr 
 	case *window < *every:
 		return badValuef("-window %v: want at least the sampling interval", *window)
 	}
+	src, err := parseClockSource(*clockSource)
+	if err != nil {
+		return err
+	}
+	health := &healthLog{src: src}
 	var load scenario.Rate
 	if *rate != "" {
 		var err error
@@ -124,6 +130,7 @@ func recordWith(ctx context.Context, c hostClock, args []string, stdout, stderr 
 	}
 	rec.Observe(wall, mono)
 	first, from := mono, wall
+	health.observe(ctx, 0, true)
 	interrupted := false
 	for next := *every; next <= *duration; next += *every {
 		target := first + next
@@ -136,6 +143,7 @@ func recordWith(ctx context.Context, c hostClock, args []string, stdout, stderr 
 		}
 		wall, mono = c.Read()
 		rec.Observe(wall, mono)
+		health.observe(ctx, mono-first, false)
 		if progress {
 			fmt.Fprintf(stderr, "\rrecording: %v of %v, %d samples", (mono - first).Round(time.Second), *duration, rec.Samples())
 		}
@@ -143,6 +151,7 @@ func recordWith(ctx context.Context, c hostClock, args []string, stdout, stderr 
 	if progress {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
+	health.observe(context.WithoutCancel(ctx), mono-first, true)
 
 	s := rec.Scenario()
 	if s == nil {
@@ -171,6 +180,9 @@ func recordWith(ctx context.Context, c hostClock, args []string, stdout, stderr 
 		"its wall clock sampled against its monotonic clock every %v. Steps of\n"+
 		"%v or more, freezes, and drift changes of %g ppm or more are kept.\n%s",
 		host, from.UTC().Format(time.RFC3339), s.Duration.Round(time.Millisecond), *every, *threshold, scenario.DefaultMinDrift*1e6, loadNote)
+	if hc := health.comment(); hc != "" {
+		s.Comment += "\n" + hc
+	}
 
 	// Write only what replay reads back, within its limits (the file's
 	// size, the number of events).
@@ -182,7 +194,6 @@ func recordWith(ctx context.Context, c hostClock, args []string, stdout, stderr 
 	if _, err := scenario.Parse(s.File, buf.Bytes()); err != nil {
 		return fmt.Errorf("record: what was recorded is not a scenario ringflake replay accepts, so nothing was written: %w", err)
 	}
-	var err error
 	if *out == "-" {
 		_, err = stdout.Write(buf.Bytes())
 	} else {

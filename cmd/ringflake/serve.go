@@ -49,6 +49,7 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 	maxBatch := fs.Int("max-batch", idserver.DefaultMaxBatch, fmt.Sprintf("largest n of /v1/ids?n=N, up to %d", idserver.MaxBatchLimit))
 	grace := fs.Duration("grace", defaultGrace, "on SIGTERM or SIGINT, how long requests under way may take to finish before they are cut off")
 	genFlags := addGeneratorFlags(fs)
+	clockF := addClockFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -71,6 +72,12 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	defer ln.Close() // closed by the server once it serves; this is for an early return
+	// The clock is checked before a node id is taken: a refusal holds
+	// nothing.
+	gate, err := clockF.open(ctx, stderr)
+	if err != nil {
+		return err
+	}
 	iss, err := genFlags.open(ctx)
 	if err != nil {
 		return err
@@ -81,7 +88,16 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 		defer cancel()
 		err = errors.Join(err, iss.close(cctx))
 	}()
-	reqs, metrics, err := serveMetrics(iss.gen)
+	var extra []prometheus.Collector
+	if gate != nil {
+		// /metrics shows the clock's health too (ringflake_clock_…).
+		c, err := gate.collector()
+		if err != nil {
+			return err
+		}
+		extra = append(extra, c)
+	}
+	reqs, metrics, err := serveMetrics(iss.gen, extra...)
 	if err != nil {
 		return err
 	}
@@ -93,8 +109,17 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	var handler http.Handler = h
+	if gate != nil {
+		// The monitor reads the clock's health once a second until the
+		// server stops; /readyz answers 503 while it is not healthy.
+		mctx, stopMonitor := context.WithCancel(context.Background())
+		defer stopMonitor()
+		go func() { _ = gate.mon.Run(mctx) }()
+		handler = gate.readyz(h)
+	}
 	srv := &http.Server{
-		Handler:           h,
+		Handler:           handler,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -141,11 +166,12 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 	return failure
 }
 
-// serveMetrics returns what serve's /metrics exports, on a registry of
+// serveMetrics returns what serve's /metrics exports (with extra, the
+// clock's health when serve watches it), on a registry of
 // its own: the generator's counters (ringflakeprom.Collector), the
 // requests' (ringflakeprom.RequestCollector, which the handler observes
 // with), and the Go runtime's and the process's.
-func serveMetrics(g *ringflake.Generator) (*ringflakeprom.RequestCollector, http.Handler, error) {
+func serveMetrics(g *ringflake.Generator, extra ...prometheus.Collector) (*ringflakeprom.RequestCollector, http.Handler, error) {
 	gen, err := ringflakeprom.NewCollector(g, nil)
 	if err != nil {
 		return nil, nil, err
@@ -155,8 +181,8 @@ func serveMetrics(g *ringflake.Generator) (*ringflakeprom.RequestCollector, http
 		return nil, nil, err
 	}
 	reg := prometheus.NewRegistry()
-	for _, c := range []prometheus.Collector{gen, reqs,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
+	for _, c := range append([]prometheus.Collector{gen, reqs,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})}, extra...) {
 		if err := reg.Register(c); err != nil {
 			return nil, nil, fmt.Errorf("registering the metrics: %w", err)
 		}
