@@ -73,12 +73,13 @@ func (f *ff1Binary) round(buf *[16]byte, i byte, in uint32) uint64 {
 	return binary.BigEndian.Uint64(buf[:8])
 }
 
-// encrypt returns FF1.Encrypt of x, which must be in [0, 2^63).
-func (f *ff1Binary) encrypt(x uint64) uint64 {
-	var buf [16]byte
+// encrypt returns FF1.Encrypt of x, which must be in [0, 2^63); buf is
+// scratch space. (The block cipher is an interface, so its buffers escape:
+// callers allocate one per call and share it.)
+func (f *ff1Binary) encrypt(buf *[16]byte, x uint64) uint64 {
 	a, b := x>>vBits, x&maskV
 	for i := range byte(10) {
-		y := f.round(&buf, i, uint32(b))
+		y := f.round(buf, i, uint32(b))
 		mask := uint64(maskU)
 		if i%2 == 1 {
 			mask = maskV
@@ -88,12 +89,12 @@ func (f *ff1Binary) encrypt(x uint64) uint64 {
 	return a<<vBits | b
 }
 
-// decrypt returns FF1.Decrypt of x, which must be in [0, 2^63).
-func (f *ff1Binary) decrypt(x uint64) uint64 {
-	var buf [16]byte
+// decrypt returns FF1.Decrypt of x, which must be in [0, 2^63); buf is
+// scratch space.
+func (f *ff1Binary) decrypt(buf *[16]byte, x uint64) uint64 {
 	a, b := x>>vBits, x&maskV
 	for i := byte(9); i < 10; i-- {
-		y := f.round(&buf, i, uint32(a))
+		y := f.round(buf, i, uint32(a))
 		mask := uint64(maskU)
 		if i%2 == 1 {
 			mask = maskV

@@ -118,7 +118,7 @@ func (c *Codec) Encode(id ringflake.ID) (int64, error) {
 	if id < 0 {
 		return 0, negativeError(id)
 	}
-	return int64(c.primary.ff1.encrypt(uint64(id))), nil
+	return int64(c.primary.ff1.encrypt(new([16]byte), uint64(id))), nil
 }
 
 // Decode returns the ID whose public number under the primary key is n.
@@ -139,7 +139,7 @@ func (c *Codec) EncodeVersion(v int, id ringflake.ID) (int64, error) {
 	if id < 0 {
 		return 0, negativeError(id)
 	}
-	return int64(ver.ff1.encrypt(uint64(id))), nil
+	return int64(ver.ff1.encrypt(new([16]byte), uint64(id))), nil
 }
 
 // DecodeVersion is [Codec.Decode] with the key of version v rather than
@@ -164,7 +164,7 @@ func (c *Codec) decodeNumber(ver *version, n int64) (ringflake.ID, error) {
 	if n < 0 {
 		return 0, decodeError(ErrMalformed, strconv.FormatInt(n, 10), -1, "negative")
 	}
-	return ringflake.ID(ver.ff1.decrypt(uint64(n))), nil
+	return ringflake.ID(ver.ff1.decrypt(new([16]byte), uint64(n))), nil
 }
 
 // Format returns the text form of id under the primary key. A negative id
@@ -182,12 +182,12 @@ func (c *Codec) AppendText(dst []byte, id ringflake.ID) ([]byte, error) {
 	if id < 0 {
 		return dst, negativeError(id)
 	}
-	ver := c.primary
-	pub := ver.ff1.encrypt(uint64(id))
+	ver, buf := c.primary, new([16]byte)
+	pub := ver.ff1.encrypt(buf, uint64(id))
 	if !c.check {
 		return appendUnchecked(dst, ver.n, pub), nil
 	}
-	return appendChecked(dst, ver.n, pub, ver.tag(pub)), nil
+	return appendChecked(dst, ver.n, pub, ver.tag(buf, pub)), nil
 }
 
 // Parse reads the text form of a public ID and returns its ID. Errors are
@@ -237,9 +237,9 @@ func checkState(blk cipher.Block, tweak []byte) [16]byte {
 }
 
 // tag returns the keyed check of pub: the first checkBits bits of the
-// CBC-MAC's last block, [version]^1 0^7 [pub]^8.
-func (ver *version) tag(pub uint64) uint64 {
-	buf := ver.mac
+// CBC-MAC's last block, [version]^1 0^7 [pub]^8; buf is scratch space.
+func (ver *version) tag(buf *[16]byte, pub uint64) uint64 {
+	*buf = ver.mac
 	buf[0] ^= ver.n
 	x := binary.BigEndian.Uint64(buf[8:]) ^ pub
 	binary.BigEndian.PutUint64(buf[8:], x)

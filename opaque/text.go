@@ -125,7 +125,7 @@ func parseText[T ~string | ~[]byte](c *Codec, s T) (ringflake.ID, error) {
 		for _, x := range d[1:uncheckedLen] {
 			pub = pub<<5 | uint64(x)
 		}
-		return ringflake.ID(ver.ff1.decrypt(pub)), nil
+		return ringflake.ID(ver.ff1.decrypt(new([16]byte), pub)), nil
 	}
 	var hi, lo uint64
 	for _, x := range d[1 : checkedBody+1] {
@@ -133,9 +133,10 @@ func parseText[T ~string | ~[]byte](c *Codec, s T) (ringflake.ID, error) {
 		lo = lo<<5 | uint64(x)
 	}
 	pub := hi<<(64-checkBits) | lo>>checkBits
-	if ver.tag(pub) != lo&(1<<checkBits-1) {
+	buf := new([16]byte)
+	if ver.tag(buf, pub) != lo&(1<<checkBits-1) {
 		return 0, decodeError(ErrCheckFailed, s, -1,
 			fmt.Sprintf("not made with key version %d and tweak %q, or mistyped", ver.n, c.tweak))
 	}
-	return ringflake.ID(ver.ff1.decrypt(pub)), nil
+	return ringflake.ID(ver.ff1.decrypt(buf, pub)), nil
 }
