@@ -16,6 +16,7 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	n := fs.Int("n", 1, "number of IDs to print")
 	genFlags := addGeneratorFlags(fs)
 	formatFlag := fs.String("format", "dec", formatHelp)
+	opq := addOpaqueFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -29,7 +30,7 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	format, err := parseFormat(*formatFlag, layout)
+	format, err := parseFormat(*formatFlag, layout, opq)
 	if err != nil {
 		return badValuef("-format: %v", err)
 	}
