@@ -4,6 +4,7 @@ import (
 	"crypto/cipher"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/ringflake/ringflake"
@@ -170,24 +171,32 @@ func (c *Codec) decodeNumber(ver *version, n int64) (ringflake.ID, error) {
 // Format returns the text form of id under the primary key. A negative id
 // is an error matching [ErrNegative].
 func (c *Codec) Format(id ringflake.ID) (string, error) {
-	var buf [checkedLen]byte
-	b, err := c.AppendText(buf[:0], id)
+	b, err := c.AppendText(make([]byte, 0, checkedLen+16), id)
 	return string(b), err
 }
 
 // AppendText appends the text form of id under the primary key to dst. It
-// allocates only when dst has no room. A negative id is an error matching
-// [ErrNegative], and leaves dst as it was.
+// allocates nothing when dst has room for 34 more bytes (the text and a
+// block of scratch space), and grows dst once otherwise. A negative id is
+// an error matching [ErrNegative], and leaves dst as it was.
 func (c *Codec) AppendText(dst []byte, id ringflake.ID) ([]byte, error) {
 	if id < 0 {
 		return dst, negativeError(id)
 	}
-	ver, buf := c.primary, new([16]byte)
+	// The AES block is an interface, so its buffer escapes: use the room
+	// past the text in dst, which is on the heap (or the caller's) already.
+	n := len(dst)
+	dst = slices.Grow(dst, checkedLen+16)
+	buf := (*[16]byte)(dst[n+checkedLen : n+checkedLen+16])
+	ver := c.primary
 	pub := ver.ff1.encrypt(buf, uint64(id))
 	if !c.check {
+		clear(buf[:]) // leave no cipher output in the caller's spare room
 		return appendUnchecked(dst, ver.n, pub), nil
 	}
-	return appendChecked(dst, ver.n, pub, ver.tag(buf, pub)), nil
+	tag := ver.tag(buf, pub)
+	clear(buf[:])
+	return appendChecked(dst, ver.n, pub, tag), nil
 }
 
 // Parse reads the text form of a public ID and returns its ID. Errors are

@@ -58,7 +58,8 @@
 // # Cost
 //
 // Ten AES blocks per encode or decode (eleven for text, the check), one
-// 16-byte allocation per call; see BENCHMARKS.md. sql/opaque.sql computes
+// 16-byte allocation per call (none for AppendText into a buffer with
+// room); see BENCHMARKS.md. sql/opaque.sql computes
 // the same numbers in PostgreSQL with pgcrypto.
 //
 // All types are immutable and safe for concurrent use by multiple
