@@ -109,3 +109,17 @@ func BenchmarkBase58Parse(b *testing.B) {
 	}
 	_ = sum
 }
+
+// BenchmarkAESBlocks10 is the floor under Encode and Decode: the ten AES
+// blocks of FF1's ten rounds through crypto/cipher's Block interface,
+// with the primary key (AES-256), and nothing else.
+func BenchmarkAESBlocks10(b *testing.B) {
+	blk := benchCodec(b).primary.ff1.blk
+	buf := make([]byte, 16)
+	b.ReportAllocs()
+	for b.Loop() {
+		for range 10 {
+			blk.Encrypt(buf, buf)
+		}
+	}
+}
