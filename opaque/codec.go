@@ -39,6 +39,7 @@ const MaxTweak = 256
 //     an error, never another ID. [WithoutCheck] drops both checks (14
 //     characters: the version and 13 characters of the number).
 //
+// Make one with [New]; the zero Codec has no keys, and its methods panic.
 // A Codec is immutable and safe for concurrent use by multiple goroutines.
 type Codec struct {
 	tweak   []byte
@@ -71,11 +72,11 @@ func WithoutCheck() Option { return optionFunc(func(c *Codec) { c.check = false 
 
 // New returns a codec for keys and tweak. The tweak is not secret; it
 // separates types (use a fixed string per type, such as a table name or
-// "order_"), and may be empty. Errors match [ErrInvalidOption]: nil keys,
-// a tweak longer than [MaxTweak] bytes, a nil option.
+// "order_"), and may be empty. Errors match [ErrInvalidOption]: nil or
+// zero keys, a tweak longer than [MaxTweak] bytes, a nil option.
 func New(keys *Keys, tweak string, opts ...Option) (*Codec, error) {
-	if keys == nil {
-		return nil, fmt.Errorf("%w: no keys", ErrInvalidOption)
+	if keys == nil || keys.blocks[keys.primary] == nil {
+		return nil, fmt.Errorf("%w: no keys (make them with NewKeys or ParseKeys)", ErrInvalidOption)
 	}
 	if len(tweak) > MaxTweak {
 		return nil, fmt.Errorf("%w: tweak of %d bytes, want at most %d", ErrInvalidOption, len(tweak), MaxTweak)

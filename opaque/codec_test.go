@@ -3,6 +3,7 @@ package opaque
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -394,6 +395,8 @@ func TestBadInputIsAClearError(t *testing.T) {
 func TestNewRejectsBadOptions(t *testing.T) {
 	_, err := New(nil, "x")
 	require.ErrorIs(t, err, ErrInvalidOption)
+	_, err = New(&Keys{}, "x")
+	require.ErrorIs(t, err, ErrInvalidOption, "zero keys")
 	_, err = New(testKeys(t), strings.Repeat("t", MaxTweak+1))
 	require.ErrorIs(t, err, ErrInvalidOption)
 	_, err = New(testKeys(t), "x", nil)
@@ -463,7 +466,12 @@ func TestParseKeys(t *testing.T) {
 	assert.Equal(t, "keys 2 (AES-256, primary), 1 (AES-128)", ks.String())
 	k := Key{Version: 3, Secret: testSecret(3, 24)}
 	assert.Equal(t, "key 3 (AES-192)", k.String())
-	assert.NotContains(t, k.GoString(), string(k.Secret[:4]))
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%x", "%d", "%q"} {
+		out := fmt.Sprintf(verb, k)
+		assert.NotContains(t, out, fmt.Sprint(k.Secret[0]), "%s prints %q", verb, out)
+		assert.NotContains(t, out, fmt.Sprintf("%x", k.Secret[:2]), "%s prints %q", verb, out)
+		assert.Contains(t, out, "3", verb)
+	}
 }
 
 func jsonBase64(b []byte) string {

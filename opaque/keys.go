@@ -33,6 +33,16 @@ func (k Key) GoString() string {
 	return fmt.Sprintf("opaque.Key{Version: %d, Secret: <%d bytes>}", k.Version, len(k.Secret))
 }
 
+// Format writes k as [Key.GoString] does for %#v and as [Key.String] does
+// for every other verb, so that no verb prints the secret.
+func (k Key) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		fmt.Fprint(f, k.GoString())
+		return
+	}
+	fmt.Fprint(f, k.String())
+}
+
 // Keys is a set of versioned keys: one, the primary, encodes; every one
 // decodes. Rotation is a change of the set: add a new key as a secondary
 // everywhere, then make it the primary, then, once no public ID of the old
