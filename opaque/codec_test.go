@@ -285,7 +285,7 @@ func TestForeignTextIsAnError(t *testing.T) {
 }
 
 // The keyed check accepts foreign text at the rate its 17 bits promise
-// (2^-17), and random strings at 2^-22 with the check character.
+// (2^-17), and guesses at 2^-22 with the check character.
 func TestFalseAcceptRates(t *testing.T) {
 	keys := testKeys(t)
 	orders := newCodec(t, keys, "order_")
@@ -312,21 +312,48 @@ func TestFalseAcceptRates(t *testing.T) {
 	t.Logf("other tweak: %d of %d texts accepted (expected %.1f at 2^-17)", accepted, foreign, float64(foreign)/(1<<17))
 	assert.LessOrEqual(t, accepted, 16, "Poisson(2) exceeds 16 with probability below 1e-9")
 
-	const random = 1 << 22 // expect 1 accept
+	// A guess passes the check character with probability 1/32 (one last
+	// character of 32 completes any 17), and then the keyed check with
+	// 2^-17: 2^-22 in all. Both parts measured: random strings against the
+	// check character alone, and random strings given the right check
+	// character against the codec.
 	rng := rand.New(rand.NewPCG(7, 8))
-	text := make([]byte, checkedLen)
+	digits := make([]byte, checkedLen)
+	randomize := func() {
+		digits[0] = 2 // a version the codec has
+		for i := 1; i < len(digits); i++ {
+			digits[i] = byte(rng.IntN(32))
+		}
+	}
+	const luhnTries = 1 << 20 // expect 2^15 to pass
+	passed := 0
+	for range luhnTries {
+		randomize()
+		if luhn(digits, false) == 0 {
+			passed++
+		}
+	}
+	t.Logf("random strings: %d of %d pass the check character (expected %d at 1/32)", passed, luhnTries, luhnTries/32)
+	assert.InDelta(t, luhnTries/32, passed, 5*math.Sqrt(luhnTries/32), "within 5σ")
+
+	const keyedTries = 1 << 18 // expect 2 accepts
 	accepted = 0
-	for range random {
-		text[0] = '2' // a version the codec has
-		for i := 1; i < len(text); i++ {
-			text[i] = alphabet[rng.IntN(32)]
+	text := make([]byte, checkedLen)
+	for range keyedTries {
+		randomize()
+		digits[checkedLen-1] = byte((32 - luhn(digits[:checkedLen-1], true)) % 32)
+		for i, d := range digits {
+			text[i] = alphabet[d]
 		}
 		if _, err := orders.ParseBytes(text); err == nil {
 			accepted++
+		} else if !errors.Is(err, ErrCheckFailed) {
+			t.Fatalf("%s: %v", text, err)
 		}
 	}
-	t.Logf("random strings: %d of %d accepted (expected %.1f at 2^-22)", accepted, random, float64(random)/(1<<22))
-	assert.LessOrEqual(t, accepted, 12, "Poisson(1) exceeds 12 with probability below 1e-9")
+	t.Logf("random strings with a right check character: %d of %d accepted (expected %.1f at 2^-17; 2^-22 for a guess)",
+		accepted, keyedTries, float64(keyedTries)/(1<<17))
+	assert.LessOrEqual(t, accepted, 16, "Poisson(2) exceeds 16 with probability below 1e-9")
 }
 
 func TestBadInputIsAClearError(t *testing.T) {
