@@ -33,11 +33,11 @@ const MaxTweak = 256
 //     c: a Luhn mod 32 check character
 //
 //     Parse reads upper case too, and i and l as 1, o as 0. A changed
-//     character always fails the check character; text made with another
-//     key or another tweak, or guessed, fails the keyed check with
-//     probability 1 − 2^-17, or 1 − 2^-22 with the check character, and is
-//     an error, never another ID. [WithoutCheck] drops both checks (14
-//     characters: the version and 13 characters of the number).
+//     character always fails the check character. Text made with another
+//     key or another tweak passes the keyed check with probability 2^-17,
+//     a guessed string passes both with 2^-22; what fails is an error,
+//     never another ID. [WithoutCheck] drops both checks (14 characters:
+//     the version and 13 characters of the number).
 //
 // Make one with [New]; the zero Codec has no keys, and its methods panic.
 // A Codec is immutable and safe for concurrent use by multiple goroutines.
