@@ -10,7 +10,8 @@
 --   ringflake_opaque_decode(pub bigint, key bytea, tweak bytea) → bigint
 --
 -- key is the AES key of the version that made the number (16, 24 or 32 bytes:
--- decode(base64, 'base64') of its entry in RINGFLAKE_OPAQUE_KEY); tweak is the
+-- decode(base64, 'base64') of its entry in RINGFLAKE_OPAQUE_KEY, which reads the
+-- standard base64 alphabet, padded); tweak is the
 -- type's tweak as bytes (convert_to('order_', 'UTF8')). For example:
 --
 --   CREATE VIEW public_orders AS
