@@ -30,6 +30,10 @@
 // that must stay dense, and where a database is there anyway; pick
 // Snowflake IDs (package ringflake) for keys that need no database, that
 // sort by time across every host, and that do not reveal business volume.
+// Numbers shown to outsiders can be published through package
+// github.com/ringflake/ringflake/opaque, which turns each into a keyed,
+// reversible public number or text that reveals neither count nor order
+// (see Example (Opaque)).
 //
 // # How numbers are handed out
 //

@@ -5,7 +5,9 @@
 // github.com/lib/pq, and the PostgreSQL functions of sql/ringflake.sql
 // (the time, tick, node and sequence of an ID, and the smallest and largest
 // ID of a timestamp, for any layout), which must agree with the Go
-// functions on the edge IDs of every preset in both field orders. It is a
+// functions on the edge IDs of every preset in both field orders, and the
+// opaque public IDs of sql/opaque.sql (FF1 through pgcrypto), which must
+// compute the same numbers as package opaque on 100,000 IDs. It is a
 // module of its own so that the drivers stay out of ringflake's
 // dependencies; it has no API, only tests.
 //

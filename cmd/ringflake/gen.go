@@ -17,6 +17,7 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	genFlags := addGeneratorFlags(fs)
 	clockF := addClockFlags(fs)
 	formatFlag := fs.String("format", "dec", formatHelp)
+	opq := addOpaqueFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -30,7 +31,7 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	format, err := parseFormat(*formatFlag, layout)
+	format, err := parseFormat(*formatFlag, layout, opq)
 	if err != nil {
 		return badValuef("-format: %v", err)
 	}

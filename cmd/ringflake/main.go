@@ -3,10 +3,10 @@
 // Usage:
 //
 //	ringflake gen [-n COUNT] [-node NODE] [-guard URL] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-offset N] [-format FORMAT]
-//	              [-require-sync] [-max-clock-error D] [-clock-source SOURCE]
+//	              [-key-file FILE] [-tweak T] [-require-sync] [-max-clock-error D] [-clock-source SOURCE]
 //	ringflake serve [-listen HOST:PORT] [-node NODE] [-guard URL] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-offset N] [-max-batch N] [-grace D]
 //	                [-require-sync] [-max-clock-error D] [-clock-source SOURCE]
-//	ringflake parse [-layout LAYOUT] [-format FORMAT] [-json] ID...
+//	ringflake parse [-layout LAYOUT] [-format FORMAT] [-key-file FILE] [-tweak T] [-json] ID...
 //	ringflake replay [-strategy STRATEGY | -all-strategies] [-format table|json] [-plot FILE|DIR] FILE...
 //	ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate RATE]
 //	ringflake bounds FROM TO [-layout LAYOUT] [-format FORMAT]
@@ -28,7 +28,11 @@
 // base58-flickr read each other's text as other IDs). gen and parse also
 // take serial:PATTERN, serial numbers such as
 // serial:PAY{time:20060102150405.000}{node}{seq} with the time in UTC (see
-// serialno.New); bounds and serve's format= do not. parse
+// serialno.New), and opaque (keyed public IDs that hide the
+// time, node and count: package opaque, docs/opaque.md) or opaque-number
+// (their numbers), with the keys from $RINGFLAKE_OPAQUE_KEY or -key-file
+// FILE (VERSION:BASE64,..., the first encodes) and the type's -tweak;
+// bounds and serve's format= do not. parse
 // also reads an ID written NAME:TEXT in encoding NAME, and 0x... as hex
 // (not with a serial FORMAT, whose text is read whole), and with -json
 // prints one JSON object per ID.
@@ -120,11 +124,11 @@ func badValuef(format string, args ...any) error {
 
 const usage = `usage:
   ringflake gen [-n COUNT] [-node NODE] [-guard URL] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-offset N] [-format FORMAT]
-                [-require-sync] [-max-clock-error D] [-clock-source SOURCE]
+                [-key-file FILE] [-tweak T] [-require-sync] [-max-clock-error D] [-clock-source SOURCE]
   ringflake serve [-listen HOST:PORT] [-node NODE] [-guard URL] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY]
                   [-offset N] [-max-batch N] [-grace D] [-behind-proxy]
                   [-require-sync] [-max-clock-error D] [-clock-source SOURCE]
-  ringflake parse [-layout LAYOUT] [-format FORMAT] [-json] ID...
+  ringflake parse [-layout LAYOUT] [-format FORMAT] [-key-file FILE] [-tweak T] [-json] ID...
   ringflake replay [-strategy STRATEGY | -all-strategies] [-format table|json] [-plot FILE|DIR] FILE...
   ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate RATE]
   ringflake bounds FROM TO [-layout LAYOUT] [-format FORMAT]
@@ -134,7 +138,8 @@ const usage = `usage:
 
 FORMAT is an encoding (dec, hex, base32, base58, base62, base64, base2, base36,
 base58-flickr, zbase32); gen and parse also take serial:PATTERN, serial numbers such as
-'serial:PAY{time:20060102150405.000}{node}{seq}' (bounds does not, nor serve's format=).
+'serial:PAY{time:20060102150405.000}{node}{seq}', and opaque or opaque-number, keyed public
+IDs with the keys from $RINGFLAKE_OPAQUE_KEY or -key-file (bounds does not, nor serve's format=).
 SOURCE is kernel (the default), chrony://HOST:PORT or clockbound:PATH.
 Run "ringflake COMMAND -h" for a command's flags.
 `

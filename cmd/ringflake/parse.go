@@ -11,6 +11,7 @@ import (
 	"github.com/ringflake/ringflake/encodings"
 	"github.com/ringflake/ringflake/idserver"
 	"github.com/ringflake/ringflake/serialno"
+	"github.com/ringflake/ringflake/opaque"
 )
 
 func parse(args []string, stdout, stderr io.Writer) error {
@@ -22,6 +23,7 @@ func parse(args []string, stdout, stderr io.Writer) error {
 		"encoding NAME whatever the flag says, and with dec or hex an ID written 0x and 1 to 16\n"+
 		"hex digits (0xff) is hex")
 	jsonFlag := fs.Bool("json", false, "print each ID as a JSON object on a line of its own")
+	opq := addOpaqueFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -37,7 +39,7 @@ func parse(args []string, stdout, stderr io.Writer) error {
 		}
 		layout = l
 	}
-	format, err := parseFormat(*formatFlag, layout)
+	format, err := parseFormat(*formatFlag, layout, opq)
 	if err != nil {
 		return badValuef("-format: %v", err)
 	}
@@ -121,7 +123,7 @@ func plausibleLayouts(id ringflake.ID, now time.Time) []ringflake.Layout {
 // encodings that read s, if any: a bwmarrin Base58 string given without
 // -format base58-flickr, say.
 func withEncodingHint(err error, s string, format idFormat) error {
-	if format.serial != nil || strings.Trim(s, "0123456789") == "" || strings.HasPrefix(s, "0x") || strings.Contains(s, ":") {
+	if format.serial != nil || format.opaque != nil || strings.Trim(s, "0123456789") == "" || strings.HasPrefix(s, "0x") || strings.Contains(s, ":") {
 		// Digits only: a decimal ID too long or too large; 0x or NAME:
 		// name the encoding already.
 		return err
@@ -141,7 +143,8 @@ func withEncodingHint(err error, s string, format idFormat) error {
 // formatHelp describes the -format flag of gen and parse.
 var formatHelp = "ID format: an encoding (" + encodingNames() + "; see encodings.Encoding),\n" +
 	"or serial:PATTERN for serial numbers such as serial:PAY{time:20060102150405.000}{node}{seq}\n" +
-	"(see serialno.New; the time is UTC)"
+	"(see serialno.New; the time is UTC), or opaque (keyed public IDs, see package opaque:\n" +
+	"18 characters with the key version and check characters) or opaque-number (the public number)"
 
 // encodingNames lists the encodings' names: "dec, hex, … or zbase32".
 func encodingNames() string {
@@ -152,16 +155,21 @@ func encodingNames() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// idFormat is how gen writes IDs and parse reads them: in an encoding, or
-// as serial numbers.
+// idFormat is how gen writes IDs and parse reads them: in an encoding, as
+// serial numbers, or as opaque public IDs.
 type idFormat struct {
 	enc    encodings.Encoding
 	serial *serialno.Format // nil for an encoding
+	opaque *opaque.Codec     // nil unless -format opaque or opaque-number
+	number bool              // the public number, not the text
 }
 
 // parseFormat reads a -format value for IDs of layout: an encoding's name,
-// or serial:PATTERN.
-func parseFormat(s string, layout ringflake.Layout) (idFormat, error) {
+// serial:PATTERN, opaque or opaque-number (with the keys and tweak of opq).
+func parseFormat(s string, layout ringflake.Layout, opq opaqueFlags) (idFormat, error) {
+	if f, ok, err := opq.format(s); ok || err != nil {
+		return f, err
+	}
 	if pattern, ok := strings.CutPrefix(s, "serial:"); ok {
 		sf, err := serialno.New(pattern, layout)
 		if err != nil {
@@ -178,14 +186,21 @@ func (f idFormat) append(dst []byte, id ringflake.ID) ([]byte, error) {
 	if f.serial != nil {
 		return f.serial.Append(dst, id)
 	}
+	if f.opaque != nil {
+		return f.appendOpaque(dst, id)
+	}
 	return f.enc.Append(dst, id), nil
 }
 
-// parse reads an ID as the user typed it: a serial number whole (its text
-// may hold colons), otherwise as idtext.Parse does.
+// parse reads an ID as the user typed it: a serial number or an opaque
+// public ID whole (a serial number's text may hold colons), otherwise as
+// idtext.Parse does.
 func (f idFormat) parse(s string) (ringflake.ID, error) {
 	if f.serial != nil {
 		return f.serial.Parse(s)
+	}
+	if f.opaque != nil {
+		return f.parseOpaque(s)
 	}
 	return idserver.ParseID(s, f.enc)
 }
