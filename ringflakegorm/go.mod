@@ -7,7 +7,7 @@ replace github.com/ringflake/ringflake => ../
 require (
 	github.com/ringflake/ringflake v0.1.0
 	github.com/stretchr/testify v1.12.1
-	gorm.io/driver/postgres v1.6.0
+	gorm.io/driver/postgres v1.6.0 // v1.6.1 and later need go 1.25
 	gorm.io/gorm v1.31.2
 )
 
@@ -20,6 +20,6 @@ require (
 	github.com/jinzhu/inflection v1.0.0 // indirect
 	github.com/jinzhu/now v1.1.5 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/sync v0.19.0 // indirect
+	golang.org/x/sync v0.19.0
 	golang.org/x/text v0.29.0 // indirect
 )
