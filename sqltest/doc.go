@@ -5,7 +5,10 @@
 // github.com/lib/pq, and the PostgreSQL functions of sql/ringflake.sql
 // (the time, tick, node and sequence of an ID, and the smallest and largest
 // ID of a timestamp, for any layout), which must agree with the Go
-// functions on the edge IDs of every preset in both field orders. It is a
+// functions on the edge IDs of every preset in both field orders. It also
+// pins what pgx v5 does natively, without database/sql (pgx_test.go):
+// ID, NullID and []ringflake.ID ↔ BIGINT[] through pgx.Conn and
+// pgxpool.Pool, in every query mode. It is a
 // module of its own so that the drivers stay out of ringflake's
 // dependencies; it has no API, only tests.
 //
