@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"entgo.io/ent"
-	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/mixin"
 
@@ -13,23 +13,41 @@ import (
 )
 
 // Mixin is an ent mixin that declares a schema's id field as a
-// [ringflake.ID]: Go type ringflake.ID, an int64 in a BIGINT column
-// without a sequence or identity (the IDs come from [Hook], not the
-// database), immutable once created. A create that sets the id itself
-// (an import) keeps it. Its zero value is ready to use.
+// [ringflake.ID]: Go type ringflake.ID in a BIGINT column without a
+// sequence or identity (the IDs come from [Hook], not the database),
+// immutable once created. A create that sets the id itself (an import)
+// keeps it. Its zero value is ready to use.
+//
+// The field is ent's "other" kind with the column type of [SchemaType],
+// not field.Int64(…).GoType(ringflake.ID(0)): for an int64 id whose Go
+// type is a sql.Scanner, the CreateBulk code ent v0.14 generates hands a
+// *ringflake.ID to Scan after the rows are written, and so fails a bulk
+// create that did write. Declare fields that hold another entity's
+// ringflake id (edge fields) the same way, so that their type matches:
+//
+//	field.Other("author_id", ringflake.ID(0)).SchemaType(ringflakeent.SchemaType())
 type Mixin struct {
 	mixin.Schema
 }
 
 // Fields returns the id field.
 func (Mixin) Fields() []ent.Field {
-	noSequence := false
 	return []ent.Field{
-		field.Int64("id").
-			GoType(ringflake.ID(0)).
+		field.Other("id", ringflake.ID(0)).
+			SchemaType(SchemaType()).
 			Immutable().
-			Annotations(entsql.Annotation{Incremental: &noSequence}).
 			Comment("A ringflake ID, filled on create by ringflakeent.Hook."),
+	}
+}
+
+// SchemaType returns the column type of a ringflake.ID field in each SQL
+// dialect ent supports: BIGINT (a signed 64-bit integer; ringflake IDs
+// are never negative, so they fit without an UNSIGNED).
+func SchemaType() map[string]string {
+	return map[string]string{
+		dialect.Postgres: "bigint",
+		dialect.MySQL:    "bigint",
+		dialect.SQLite:   "integer",
 	}
 }
 
@@ -61,12 +79,9 @@ type idMutation interface {
 // (OnConflict). When src fails — a lease lost, a rollback its strategy
 // refuses, a closed generator — the create fails with src's error (match
 // it with errors.Is) and nothing is written; a CreateBulk fails whole.
-// Hook panics if src is nil, as it is a programming error found at
-// start-up.
+// With a nil src every create it would fill fails with an error matching
+// [ringflake.ErrInvalidOption].
 func Hook(src Source) ent.Hook {
-	if src == nil {
-		panic("ringflakeent.Hook: nil Source")
-	}
 	return func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			im, ok := m.(idMutation)

@@ -343,16 +343,13 @@ func (m *PostMutation) SetField(name string, value ent.Value) error {
 // AddedFields returns all numeric fields that were incremented/decremented during
 // this mutation.
 func (m *PostMutation) AddedFields() []string {
-	var fields []string
-	return fields
+	return nil
 }
 
 // AddedField returns the numeric value that was incremented/decremented on a field
 // with the given name. The second boolean return value indicates that this field
 // was not set, or was not defined in the schema.
 func (m *PostMutation) AddedField(name string) (ent.Value, bool) {
-	switch name {
-	}
 	return nil, false
 }
 
@@ -481,7 +478,6 @@ type UserMutation struct {
 	name          *string
 	email         *string
 	invited_by    *ringflake.ID
-	addinvited_by *ringflake.ID
 	clearedFields map[string]struct{}
 	posts         map[ringflake.ID]struct{}
 	removedposts  map[ringflake.ID]struct{}
@@ -670,7 +666,6 @@ func (m *UserMutation) ResetEmail() {
 // SetInvitedBy sets the "invited_by" field.
 func (m *UserMutation) SetInvitedBy(r ringflake.ID) {
 	m.invited_by = &r
-	m.addinvited_by = nil
 }
 
 // InvitedBy returns the value of the "invited_by" field in the mutation.
@@ -699,28 +694,9 @@ func (m *UserMutation) OldInvitedBy(ctx context.Context) (v *ringflake.ID, err e
 	return oldValue.InvitedBy, nil
 }
 
-// AddInvitedBy adds r to the "invited_by" field.
-func (m *UserMutation) AddInvitedBy(r ringflake.ID) {
-	if m.addinvited_by != nil {
-		*m.addinvited_by += r
-	} else {
-		m.addinvited_by = &r
-	}
-}
-
-// AddedInvitedBy returns the value that was added to the "invited_by" field in this mutation.
-func (m *UserMutation) AddedInvitedBy() (r ringflake.ID, exists bool) {
-	v := m.addinvited_by
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
 // ClearInvitedBy clears the value of the "invited_by" field.
 func (m *UserMutation) ClearInvitedBy() {
 	m.invited_by = nil
-	m.addinvited_by = nil
 	m.clearedFields[user.FieldInvitedBy] = struct{}{}
 }
 
@@ -733,7 +709,6 @@ func (m *UserMutation) InvitedByCleared() bool {
 // ResetInvitedBy resets all changes to the "invited_by" field.
 func (m *UserMutation) ResetInvitedBy() {
 	m.invited_by = nil
-	m.addinvited_by = nil
 	delete(m.clearedFields, user.FieldInvitedBy)
 }
 
@@ -901,21 +876,13 @@ func (m *UserMutation) SetField(name string, value ent.Value) error {
 // AddedFields returns all numeric fields that were incremented/decremented during
 // this mutation.
 func (m *UserMutation) AddedFields() []string {
-	var fields []string
-	if m.addinvited_by != nil {
-		fields = append(fields, user.FieldInvitedBy)
-	}
-	return fields
+	return nil
 }
 
 // AddedField returns the numeric value that was incremented/decremented on a field
 // with the given name. The second boolean return value indicates that this field
 // was not set, or was not defined in the schema.
 func (m *UserMutation) AddedField(name string) (ent.Value, bool) {
-	switch name {
-	case user.FieldInvitedBy:
-		return m.AddedInvitedBy()
-	}
 	return nil, false
 }
 
@@ -924,13 +891,6 @@ func (m *UserMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *UserMutation) AddField(name string, value ent.Value) error {
 	switch name {
-	case user.FieldInvitedBy:
-		v, ok := value.(ringflake.ID)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddInvitedBy(v)
-		return nil
 	}
 	return fmt.Errorf("unknown User numeric field %s", name)
 }

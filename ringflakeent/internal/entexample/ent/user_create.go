@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
@@ -139,7 +140,7 @@ func (_c *UserCreate) sqlSave(ctx context.Context) (*User, error) {
 func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 	var (
 		_node = &User{config: _c.config}
-		_spec = sqlgraph.NewCreateSpec(user.Table, sqlgraph.NewFieldSpec(user.FieldID, field.TypeInt64))
+		_spec = sqlgraph.NewCreateSpec(user.Table, sqlgraph.NewFieldSpec(user.FieldID, field.TypeOther))
 	)
 	_spec.OnConflict = _c.conflict
 	if id, ok := _c.mutation.ID(); ok {
@@ -155,7 +156,7 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 		_node.Email = value
 	}
 	if value, ok := _c.mutation.InvitedBy(); ok {
-		_spec.SetField(user.FieldInvitedBy, field.TypeInt64, value)
+		_spec.SetField(user.FieldInvitedBy, field.TypeOther, value)
 		_node.InvitedBy = &value
 	}
 	if nodes := _c.mutation.PostsIDs(); len(nodes) > 0 {
@@ -166,7 +167,7 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Columns: []string{user.PostsColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(post.FieldID, field.TypeInt64),
+				IDSpec: sqlgraph.NewFieldSpec(post.FieldID, field.TypeOther),
 			},
 		}
 		for _, k := range nodes {
@@ -262,12 +263,6 @@ func (u *UserUpsert) UpdateInvitedBy() *UserUpsert {
 	return u
 }
 
-// AddInvitedBy adds v to the "invited_by" field.
-func (u *UserUpsert) AddInvitedBy(v ringflake.ID) *UserUpsert {
-	u.Add(user.FieldInvitedBy, v)
-	return u
-}
-
 // ClearInvitedBy clears the value of the "invited_by" field.
 func (u *UserUpsert) ClearInvitedBy() *UserUpsert {
 	u.SetNull(user.FieldInvitedBy)
@@ -357,13 +352,6 @@ func (u *UserUpsertOne) SetInvitedBy(v ringflake.ID) *UserUpsertOne {
 	})
 }
 
-// AddInvitedBy adds v to the "invited_by" field.
-func (u *UserUpsertOne) AddInvitedBy(v ringflake.ID) *UserUpsertOne {
-	return u.Update(func(s *UserUpsert) {
-		s.AddInvitedBy(v)
-	})
-}
-
 // UpdateInvitedBy sets the "invited_by" field to the value that was provided on create.
 func (u *UserUpsertOne) UpdateInvitedBy() *UserUpsertOne {
 	return u.Update(func(s *UserUpsert) {
@@ -395,6 +383,11 @@ func (u *UserUpsertOne) ExecX(ctx context.Context) {
 
 // Exec executes the UPSERT query and returns the inserted/updated ID.
 func (u *UserUpsertOne) ID(ctx context.Context) (id ringflake.ID, err error) {
+	if u.create.driver.Dialect() == dialect.MySQL {
+		// In case of "ON CONFLICT", there is no way to get back non-numeric ID
+		// fields from the database since MySQL does not support the RETURNING clause.
+		return id, errors.New("ent: UserUpsertOne.ID is not supported by MySQL driver. Use UserUpsertOne.Exec instead")
+	}
 	node, err := u.create.Save(ctx)
 	if err != nil {
 		return id, err
@@ -457,11 +450,6 @@ func (_c *UserCreateBulk) Save(ctx context.Context) ([]*User, error) {
 					return nil, err
 				}
 				mutation.id = &nodes[i].ID
-				if specs[i].ID.Value != nil {
-					if err := nodes[i].ID.Scan(specs[i].ID.Value); err != nil {
-						return nil, err
-					}
-				}
 				mutation.done = true
 				return nodes[i], nil
 			})
@@ -624,13 +612,6 @@ func (u *UserUpsertBulk) UpdateEmail() *UserUpsertBulk {
 func (u *UserUpsertBulk) SetInvitedBy(v ringflake.ID) *UserUpsertBulk {
 	return u.Update(func(s *UserUpsert) {
 		s.SetInvitedBy(v)
-	})
-}
-
-// AddInvitedBy adds v to the "invited_by" field.
-func (u *UserUpsertBulk) AddInvitedBy(v ringflake.ID) *UserUpsertBulk {
-	return u.Update(func(s *UserUpsert) {
-		s.AddInvitedBy(v)
 	})
 }
 

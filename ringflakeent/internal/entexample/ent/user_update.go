@@ -59,7 +59,6 @@ func (_u *UserUpdate) SetNillableEmail(v *string) *UserUpdate {
 
 // SetInvitedBy sets the "invited_by" field.
 func (_u *UserUpdate) SetInvitedBy(v ringflake.ID) *UserUpdate {
-	_u.mutation.ResetInvitedBy()
 	_u.mutation.SetInvitedBy(v)
 	return _u
 }
@@ -69,12 +68,6 @@ func (_u *UserUpdate) SetNillableInvitedBy(v *ringflake.ID) *UserUpdate {
 	if v != nil {
 		_u.SetInvitedBy(*v)
 	}
-	return _u
-}
-
-// AddInvitedBy adds value to the "invited_by" field.
-func (_u *UserUpdate) AddInvitedBy(v ringflake.ID) *UserUpdate {
-	_u.mutation.AddInvitedBy(v)
 	return _u
 }
 
@@ -153,7 +146,7 @@ func (_u *UserUpdate) ExecX(ctx context.Context) {
 }
 
 func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
-	_spec := sqlgraph.NewUpdateSpec(user.Table, user.Columns, sqlgraph.NewFieldSpec(user.FieldID, field.TypeInt64))
+	_spec := sqlgraph.NewUpdateSpec(user.Table, user.Columns, sqlgraph.NewFieldSpec(user.FieldID, field.TypeOther))
 	if ps := _u.mutation.predicates; len(ps) > 0 {
 		_spec.Predicate = func(selector *sql.Selector) {
 			for i := range ps {
@@ -168,13 +161,10 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		_spec.SetField(user.FieldEmail, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.InvitedBy(); ok {
-		_spec.SetField(user.FieldInvitedBy, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedInvitedBy(); ok {
-		_spec.AddField(user.FieldInvitedBy, field.TypeInt64, value)
+		_spec.SetField(user.FieldInvitedBy, field.TypeOther, value)
 	}
 	if _u.mutation.InvitedByCleared() {
-		_spec.ClearField(user.FieldInvitedBy, field.TypeInt64)
+		_spec.ClearField(user.FieldInvitedBy, field.TypeOther)
 	}
 	if _u.mutation.PostsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -184,7 +174,7 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Columns: []string{user.PostsColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(post.FieldID, field.TypeInt64),
+				IDSpec: sqlgraph.NewFieldSpec(post.FieldID, field.TypeOther),
 			},
 		}
 		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
@@ -197,7 +187,7 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Columns: []string{user.PostsColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(post.FieldID, field.TypeInt64),
+				IDSpec: sqlgraph.NewFieldSpec(post.FieldID, field.TypeOther),
 			},
 		}
 		for _, k := range nodes {
@@ -213,7 +203,7 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Columns: []string{user.PostsColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(post.FieldID, field.TypeInt64),
+				IDSpec: sqlgraph.NewFieldSpec(post.FieldID, field.TypeOther),
 			},
 		}
 		for _, k := range nodes {
@@ -271,7 +261,6 @@ func (_u *UserUpdateOne) SetNillableEmail(v *string) *UserUpdateOne {
 
 // SetInvitedBy sets the "invited_by" field.
 func (_u *UserUpdateOne) SetInvitedBy(v ringflake.ID) *UserUpdateOne {
-	_u.mutation.ResetInvitedBy()
 	_u.mutation.SetInvitedBy(v)
 	return _u
 }
@@ -281,12 +270,6 @@ func (_u *UserUpdateOne) SetNillableInvitedBy(v *ringflake.ID) *UserUpdateOne {
 	if v != nil {
 		_u.SetInvitedBy(*v)
 	}
-	return _u
-}
-
-// AddInvitedBy adds value to the "invited_by" field.
-func (_u *UserUpdateOne) AddInvitedBy(v ringflake.ID) *UserUpdateOne {
-	_u.mutation.AddInvitedBy(v)
 	return _u
 }
 
@@ -378,7 +361,7 @@ func (_u *UserUpdateOne) ExecX(ctx context.Context) {
 }
 
 func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
-	_spec := sqlgraph.NewUpdateSpec(user.Table, user.Columns, sqlgraph.NewFieldSpec(user.FieldID, field.TypeInt64))
+	_spec := sqlgraph.NewUpdateSpec(user.Table, user.Columns, sqlgraph.NewFieldSpec(user.FieldID, field.TypeOther))
 	id, ok := _u.mutation.ID()
 	if !ok {
 		return nil, &ValidationError{Name: "id", err: errors.New(`ent: missing "User.id" for update`)}
@@ -410,13 +393,10 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 		_spec.SetField(user.FieldEmail, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.InvitedBy(); ok {
-		_spec.SetField(user.FieldInvitedBy, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedInvitedBy(); ok {
-		_spec.AddField(user.FieldInvitedBy, field.TypeInt64, value)
+		_spec.SetField(user.FieldInvitedBy, field.TypeOther, value)
 	}
 	if _u.mutation.InvitedByCleared() {
-		_spec.ClearField(user.FieldInvitedBy, field.TypeInt64)
+		_spec.ClearField(user.FieldInvitedBy, field.TypeOther)
 	}
 	if _u.mutation.PostsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -426,7 +406,7 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Columns: []string{user.PostsColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(post.FieldID, field.TypeInt64),
+				IDSpec: sqlgraph.NewFieldSpec(post.FieldID, field.TypeOther),
 			},
 		}
 		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
@@ -439,7 +419,7 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Columns: []string{user.PostsColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(post.FieldID, field.TypeInt64),
+				IDSpec: sqlgraph.NewFieldSpec(post.FieldID, field.TypeOther),
 			},
 		}
 		for _, k := range nodes {
@@ -455,7 +435,7 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Columns: []string{user.PostsColumn},
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(post.FieldID, field.TypeInt64),
+				IDSpec: sqlgraph.NewFieldSpec(post.FieldID, field.TypeOther),
 			},
 		}
 		for _, k := range nodes {

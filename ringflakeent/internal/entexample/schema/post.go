@@ -22,7 +22,7 @@ func (Post) Mixin() []ent.Mixin { return []ent.Mixin{ringflakeent.Mixin{}} }
 func (Post) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("title"),
-		field.Int64("author_id").GoType(ringflake.ID(0)),
+		field.Other("author_id", ringflake.ID(0)).SchemaType(ringflakeent.SchemaType()),
 	}
 }
 

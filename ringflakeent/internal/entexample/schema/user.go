@@ -24,7 +24,7 @@ func (User) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("name"),
 		field.String("email").Unique(),
-		field.Int64("invited_by").GoType(ringflake.ID(0)).Optional().Nillable(),
+		field.Other("invited_by", ringflake.ID(0)).SchemaType(ringflakeent.SchemaType()).Optional().Nillable(),
 	}
 }
 
