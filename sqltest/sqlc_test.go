@@ -15,6 +15,7 @@ import (
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/simclock"
 	"github.com/ringflake/ringflake/sqltest/internal/sqlcexample"
+	"github.com/ringflake/ringflake/sqltest/internal/sqlcexample/bytype"
 )
 
 // sqlcConn returns a pgx connection whose search_path is a schema of its
@@ -91,4 +92,18 @@ func TestSqlcGeneratedQueries(t *testing.T) {
 
 	_, err = q.GetOrder(ctx, ringflake.ID(1))
 	require.ErrorIs(t, err, pgx.ErrNoRows)
+}
+
+// The package generated with the db_type overrides maps every BIGINT,
+// the amount too, to ringflake.ID: it compiles and runs, and shows why
+// the docs prefer naming columns.
+func TestSqlcGeneratedByType(t *testing.T) {
+	ctx := context.Background()
+	q := bytype.New(sqlcConn(t))
+	o, err := q.CreateOrder(ctx, bytype.CreateOrderParams{ID: 5, Customer: "bob", Amount: ringflake.ID(250)})
+	require.NoError(t, err)
+	assert.Equal(t, bytype.Order{ID: 5, Customer: "bob", Amount: 250}, o)
+	after, err := q.ListAfter(ctx, bytype.ListAfterParams{After: 4, MaxRows: 1})
+	require.NoError(t, err)
+	assert.Equal(t, []ringflake.ID{5}, after)
 }
