@@ -6,7 +6,7 @@ replace github.com/ringflake/ringflake => ../
 
 require (
 	entgo.io/ent v0.14.5
-	github.com/jackc/pgx/v5 v5.8.0
+	github.com/jackc/pgx/v5 v5.8.0 // v5.9 and later need go 1.25
 	github.com/ringflake/ringflake v0.1.0
 	github.com/stretchr/testify v1.12.1
 )
