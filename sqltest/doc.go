@@ -7,7 +7,10 @@
 // ID of a timestamp, for any layout), which must agree with the Go
 // functions on the edge IDs of every preset in both field orders, and the
 // opaque public IDs of sql/opaque.sql (FF1 through pgcrypto), which must
-// compute the same numbers as package opaque on 100,000 IDs. It is a
+// compute the same numbers as package opaque on 100,000 IDs. It also pins
+// what pgx v5 does natively, without database/sql (pgx_test.go): ID,
+// NullID and []ringflake.ID ↔ BIGINT[] through pgx.Conn and
+// pgxpool.Pool, in every query mode. It is a
 // module of its own so that the drivers stay out of ringflake's
 // dependencies; it has no API, only tests.
 //
