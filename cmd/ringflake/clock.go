@@ -9,8 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/ringflake/ringflake/chronyhealth"
 	"github.com/ringflake/ringflake/clockhealth"
+	"github.com/ringflake/ringflake/redislease"
+	"github.com/ringflake/ringflake/strategies"
 )
 
 // clockReadTimeout bounds each source's read in `ringflake clock`.
@@ -22,17 +25,62 @@ type clockReport struct {
 	Kernel     clockhealth.Reading  `json:"kernel"`
 	Chrony     *clockhealth.Reading `json:"chrony,omitempty"`
 	ClockBound *clockhealth.Reading `json:"clockbound,omitempty"`
+	Against    *offsetReport        `json:"against,omitempty"`
+}
+
+// offsetReport is this host's offset to a lease server's clock, as
+// `ringflake clock -against` prints it: the server's clock minus this
+// host's (positive when this host is behind), within ± uncertainty.
+type offsetReport struct {
+	Server      string    `json:"server"`
+	Offset      float64   `json:"offset_seconds"`
+	Uncertainty float64   `json:"uncertainty_seconds"`
+	RoundTrip   float64   `json:"round_trip_seconds"`
+	Samples     int       `json:"samples"`
+	At          time.Time `json:"at"`
+}
+
+func (r *offsetReport) String() string {
+	d := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	return fmt.Sprintf("%s: offset %v ± %v (server minus this host; round trip %v, best of %d samples)",
+		r.Server, d(r.Offset), d(r.Uncertainty), d(r.RoundTrip), r.Samples)
+}
+
+// measureAgainst measures this host's offset to the clock of the lease
+// server spec names (redis:// or rediss://, as -node takes them).
+func measureAgainst(ctx context.Context, spec string) (*offsetReport, error) {
+	if strings.HasPrefix(spec, "etcd://") {
+		return nil, badValuef("-against %q: etcd answers with no time of its own (its responses carry no timestamp); measure against Redis, or watch chrony (-chrony)", spec)
+	}
+	if !strings.HasPrefix(spec, "redis://") && !strings.HasPrefix(spec, "rediss://") {
+		return nil, badValuef("-against %q: want redis://HOST[:PORT][/DB] or rediss://…", spec)
+	}
+	srv, err := parseServer("-against", spec, strategies.Default())
+	if err != nil {
+		return nil, err
+	}
+	client := redis.NewClient(srv.redis)
+	defer client.Close()
+	off, err := redislease.MeasureOffset(ctx, client, nil, 0)
+	if err != nil {
+		return nil, fmt.Errorf("-against %s: %w", srv.where, err)
+	}
+	return &offsetReport{Server: "redis " + srv.where, Offset: off.Offset.Seconds(), Uncertainty: off.Uncertainty.Seconds(),
+		RoundTrip: off.RoundTrip.Seconds(), Samples: off.Samples, At: off.At.UTC()}, nil
 }
 
 func clock(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("clock", stderr)
 	chrony := fs.String("chrony", "", "also ask chronyd at this command address (HOST:PORT, e.g. 127.0.0.1:323)")
 	clockbound := fs.String("clockbound", "", "also read ClockBound's shared-memory file at this path (e.g. "+clockhealth.DefaultClockBoundPath+")")
+	against := fs.String("against", "", "also measure this host's offset to a Redis server's clock (redis://HOST[:PORT], as -node takes it):\n"+
+		"an NTP-style sample of TIME, the offset within half the round trip")
 	format := fs.String("format", "text", "text or json")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: ringflake clock [-chrony HOST:PORT] [-clockbound PATH] [-format text|json]\n\n"+
+		fmt.Fprintf(fs.Output(), "usage: ringflake clock [-chrony HOST:PORT] [-clockbound PATH] [-against redis://HOST:PORT] [-format text|json]\n\n"+
 			"Prints the clock's health as the kernel sees it (adjtimex, read-only; \"unknown\" outside\n"+
-			"Linux), and as chronyd and ClockBound see it when asked. Nothing is changed.\n\n")
+			"Linux), as chronyd and ClockBound see it when asked, and this host's offset to a Redis\n"+
+			"server's clock. Nothing is changed.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -64,6 +112,20 @@ func clock(args []string, stdout, stderr io.Writer) error {
 		r := read(clockhealth.ClockBound{Path: *clockbound})
 		rep.ClockBound = &r
 	}
+	if *against != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), clockReadTimeout)
+		r, err := measureAgainst(ctx, *against)
+		cancel()
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return err
+		}
+		if err != nil {
+			failed = append(failed, err)
+		} else {
+			rep.Against = r
+		}
+	}
 	if *format == "json" {
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
@@ -78,6 +140,11 @@ func clock(args []string, stdout, stderr io.Writer) error {
 				if _, err := fmt.Fprintln(stdout, r); err != nil {
 					return err
 				}
+			}
+		}
+		if rep.Against != nil {
+			if _, err := fmt.Fprintln(stdout, rep.Against); err != nil {
+				return err
 			}
 		}
 	}

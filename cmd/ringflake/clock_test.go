@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/binary"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake/clockhealth"
+	"github.com/ringflake/ringflake/lease/leasetest"
 )
 
 // clockBoundFile writes a ClockBound segment (protocol version 2) with
@@ -90,4 +92,34 @@ func TestClockSourceWithoutRequirement(t *testing.T) {
 	code, stdout, stderr := runCLI("gen", "-n", "1", "-node", "1", "-clock-source", "clockbound:"+filepath.Join(t.TempDir(), "missing"))
 	require.Equal(t, 0, code, stderr)
 	assert.Len(t, strings.Fields(stdout), 1)
+}
+
+// `clock -against redis://` measures this host's offset to Redis's clock;
+// on one host the offset is zero within its stated uncertainty (plus TIME's
+// microsecond).
+func TestClockAgainstRedis(t *testing.T) {
+	addr := leasetest.RequireEnv(t, leasetest.RedisAddrEnv)
+	code, out, errOut := runCLI("clock", "-against", "redis://"+addr, "-format", "json")
+	require.Equal(t, 0, code, errOut)
+	var rep struct {
+		Against struct {
+			Server      string  `json:"server"`
+			Offset      float64 `json:"offset_seconds"`
+			Uncertainty float64 `json:"uncertainty_seconds"`
+			Samples     int     `json:"samples"`
+		} `json:"against"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	assert.Contains(t, rep.Against.Server, addr)
+	assert.Positive(t, rep.Against.Samples)
+	assert.Positive(t, rep.Against.Uncertainty)
+	assert.LessOrEqual(t, math.Abs(rep.Against.Offset), rep.Against.Uncertainty+1e-6, "one host: zero within the uncertainty")
+
+	code, out, errOut = runCLI("clock", "-against", "redis://"+addr)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "offset")
+
+	code, _, errOut = runCLI("clock", "-against", "etcd://127.0.0.1:2379")
+	assert.Equal(t, 2, code, "etcd has no server time")
+	assert.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
 }
