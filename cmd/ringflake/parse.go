@@ -10,8 +10,8 @@ import (
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/encodings"
 	"github.com/ringflake/ringflake/idserver"
-	"github.com/ringflake/ringflake/serialno"
 	"github.com/ringflake/ringflake/opaque"
+	"github.com/ringflake/ringflake/serialno"
 )
 
 func parse(args []string, stdout, stderr io.Writer) error {
@@ -160,8 +160,8 @@ func encodingNames() string {
 type idFormat struct {
 	enc    encodings.Encoding
 	serial *serialno.Format // nil for an encoding
-	opaque *opaque.Codec     // nil unless -format opaque or opaque-number
-	number bool              // the public number, not the text
+	opaque *opaque.Codec    // nil unless -format opaque or opaque-number
+	number bool             // the public number, not the text
 }
 
 // parseFormat reads a -format value for IDs of layout: an encoding's name,
