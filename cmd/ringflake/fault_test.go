@@ -145,6 +145,13 @@ func serverLosesData(t *testing.T, b backend, wipe func(t *testing.T)) {
 	}
 
 	all := append(append([]*child{}, old...), young...)
+	// One outage is a few lines, not one per failed call: its start with
+	// its cause, each other cause, and the end (issuing again, or the
+	// error the process stops with).
+	for _, c := range all {
+		lines := strings.Count(c.stderr.String(), "\n")
+		assert.LessOrEqual(t, lines, 3, "%s: %d lines on stderr:\n%s", c.name, lines, c.stderr.String())
+	}
 	total, dups := duplicates(all...)
 	for _, c := range all {
 		n, newest := c.progress()

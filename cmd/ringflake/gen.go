@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+	"time"
 
 	"github.com/ringflake/ringflake"
 )
@@ -66,6 +66,7 @@ func write(g *ringflake.Generator, n int, format idFormat, stdout, stderr io.Wri
 	buf := make([]byte, 0, 24)
 	ids := make([]ringflake.ID, min(n, 256))
 	unsaved := 0 // mark saves that failed in a row
+	out := newOutageLog(stderr)
 	for n > 0 {
 		k, err := g.NextN(context.Background(), ids[:min(n, len(ids))])
 		for _, id := range ids[:k] {
@@ -83,14 +84,15 @@ func write(g *ringflake.Generator, n int, format idFormat, stdout, stderr io.Wri
 		switch {
 		case err == nil:
 			unsaved = 0
+			out.resumed()
 		case rehold != nil && errors.Is(err, ringflake.ErrLeaseLost):
-			fmt.Fprintf(stderr, "ringflake: %s; waiting for the lease to hold its id again\n", strings.TrimPrefix(err.Error(), "ringflake: "))
+			out.failed(err, "waiting for the lease to hold its id again")
 			err = rehold()
 		case errors.Is(err, ringflake.ErrMarkNotSaved) && unsaved < saveRetries:
 			// A store that timed out (a loaded server): the next call
 			// saves again, and waits for it.
 			unsaved++
-			fmt.Fprintf(stderr, "ringflake: %s; trying again (%d of %d)\n", strings.TrimPrefix(err.Error(), "ringflake: "), unsaved, saveRetries)
+			out.failed(err, fmt.Sprintf("trying again, up to %d times", saveRetries))
 			err = nil
 		}
 		if err != nil {
@@ -99,4 +101,45 @@ func write(g *ringflake.Generator, n int, format idFormat, stdout, stderr io.Wri
 		}
 	}
 	return w.Flush()
+}
+
+// outageLog tells the operator of a run's outages — a lease that does not
+// hold its id, a mark that cannot be saved — in as few lines as say what
+// happened: one when an outage starts, with its cause; one for each other
+// cause while it lasts (the same cause again says nothing new); and one
+// when IDs are issued again. A run that gives up ends with its error,
+// which run prints.
+type outageLog struct {
+	w     io.Writer
+	now   func() time.Time
+	since time.Time       // when the outage under way started; zero when none
+	seen  map[string]bool // the causes told during the outage under way
+}
+
+func newOutageLog(w io.Writer) *outageLog {
+	return &outageLog{w: w, now: time.Now, seen: map[string]bool{}}
+}
+
+// failed tells of a call that failed with err, after which the run goes on
+// doing what next says.
+func (o *outageLog) failed(err error, next string) {
+	cause := trimPrefix(err.Error())
+	if o.since.IsZero() {
+		o.since = o.now()
+	}
+	if o.seen[cause] {
+		return
+	}
+	o.seen[cause] = true
+	fmt.Fprintf(o.w, "ringflake: %s; %s\n", cause, next)
+}
+
+// resumed tells that a call issued IDs again, if an outage was under way.
+func (o *outageLog) resumed() {
+	if o.since.IsZero() {
+		return
+	}
+	fmt.Fprintf(o.w, "ringflake: issuing again after %v\n", o.now().Sub(o.since).Round(time.Millisecond))
+	o.since = time.Time{}
+	clear(o.seen)
 }
