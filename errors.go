@@ -3,6 +3,7 @@ package ringflake
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ringflake/ringflake/strategies"
@@ -260,3 +261,16 @@ func (e *MarkError) Is(target error) bool { return target == e.kind() }
 
 // Unwrap returns the cause.
 func (e *MarkError) Unwrap() error { return e.Err }
+
+// notSavedError is the error of a mark the store could not save: it
+// matches ErrMarkNotSaved and the store's error, and says "ringflake:" once
+// when the store's error says it too (a lease's ErrLeaseLost).
+type notSavedError struct{ err error }
+
+func notSaved(err error) error { return &notSavedError{err} }
+
+func (e *notSavedError) Error() string {
+	return ErrMarkNotSaved.Error() + ": " + strings.TrimPrefix(e.err.Error(), "ringflake: ")
+}
+
+func (e *notSavedError) Unwrap() []error { return []error{ErrMarkNotSaved, e.err} }

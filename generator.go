@@ -3,7 +3,6 @@ package ringflake
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -335,7 +334,7 @@ func (g *Generator) Close(ctx context.Context) error {
 	_, now := g.src.readTick()
 	mark := g.markOf(max(newest, g.mark.reserved), max(newest, now))
 	if err := g.mark.store.SaveMark(ctx, mark); err != nil {
-		return errors.Join(fmt.Errorf("%w: %w", ErrMarkNotSaved, err), g.releaseMark())
+		return errors.Join(notSaved(err), g.releaseMark())
 	}
 	return g.releaseMark()
 }

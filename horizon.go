@@ -124,7 +124,7 @@ func (g *Generator) saveMark(tick int64) (<-chan struct{}, error) {
 			m.hard.Store(max(m.hard.Load(), target))
 			g.setHorizon()
 		} else {
-			err = fmt.Errorf("%w: %w", ErrMarkNotSaved, err)
+			err = notSaved(err)
 		}
 		m.err = err
 		m.saving = nil
@@ -220,7 +220,7 @@ func (g *Generator) loadMark(ctx context.Context, now int64) error {
 	}
 	target := min(now+m.aheadTicks, g.last)
 	if err := m.store.SaveMark(ctx, g.markOf(target, max(now, g.newest.Load()))); err != nil {
-		return fmt.Errorf("%w: %w", ErrMarkNotSaved, err)
+		return notSaved(err)
 	}
 	m.saved.Store(true)
 	m.hard.Store(target)
