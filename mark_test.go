@@ -51,13 +51,6 @@ func (s *recordingStore) snapshot() (time.Time, int) {
 	return s.mark.Limit, len(s.saves)
 }
 
-// saved returns the mark saved last.
-func (s *recordingStore) saved() ringflake.Mark {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.mark
-}
-
 func TestGeneratorWritesMarkAhead(t *testing.T) {
 	clk := simclock.New(start)
 	store := &recordingStore{}

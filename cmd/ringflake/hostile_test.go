@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -206,7 +205,7 @@ func hostileFiles() []hostileFile {
 func TestHostileFiles(t *testing.T) {
 	dir := t.TempDir()
 	cli := filepath.Join(dir, "ringflake")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", cli, ".")
+	build := exec.Command("go", "build", "-o", cli, ".")
 	build.Env = append(os.Environ(), "GOFLAGS=")
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
