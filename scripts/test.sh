@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test of the repository on a fresh machine: gofmt and go vet,
+# Runs every test of the repository on a fresh machine: gofmt, go vet and
+# staticcheck,
 # go test -race in every Go module (nested modules included), and a short
 # pass of every native fuzz target.
 #
@@ -334,6 +335,15 @@ export GOWORK=off
 # Every module of the repository, the root first.
 mapfile -t modules < <(git ls-files --cached --others --exclude-standard -- '*go.mod' | xargs -n1 dirname | sort)
 
+# staticcheck, at the version the project is checked with, built from the
+# module proxy into a directory of its own.
+staticcheck_version=v0.8.2
+step "install staticcheck $staticcheck_version"
+staticcheck_dir=$(mktemp -d "${TMPDIR:-/tmp}/ringflake-staticcheck.XXXXXX")
+at_exit "rm -rf '$staticcheck_dir'"
+GOBIN=$staticcheck_dir go install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version"
+staticcheck=$staticcheck_dir/staticcheck
+
 step "gofmt"
 unformatted=$(gofmt -l $(git ls-files --cached --others --exclude-standard -- '*.go'))
 if [ -n "$unformatted" ]; then
@@ -350,8 +360,8 @@ start_etcd
 start_chrony
 
 for mod in "${modules[@]}"; do
-  step "go vet and go test -race in $mod"
-  (cd "$root/$mod" && go vet ./... && go test -race -count=1 ./...)
+  step "go vet, staticcheck and go test -race in $mod"
+  (cd "$root/$mod" && go vet ./... && "$staticcheck" ./... && go test -race -count=1 ./...)
 done
 
 # The opaque package's round trip of ten million IDs runs at a tenth of
