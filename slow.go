@@ -154,7 +154,7 @@ func (g *Generator) situation(c *call) strategies.Situation {
 		g.line.mu.Unlock()
 	}
 	frozen := newest > c.newest && c.now >= c.newest && g.src.stoodStill(c.e, c.expect-int64(c.slept))
-	return strategies.Situation{Elapsed: time.Duration(c.e), Unit: g.layout.unit,
+	return strategies.Situation{Elapsed: time.Duration(c.e), Unit: g.layout.unit, Epoch: g.layout.epoch,
 		Newest: newest, Last: g.last, Waited: c.waited, Frozen: frozen}
 }
 

@@ -32,10 +32,19 @@ type RollbackError struct {
 	// Behind is how far the clock reads behind the start of the newest
 	// tick issued (see [Situation.Behind]).
 	Behind time.Duration
+	// Clock is the clock's reading and Newest the start of the newest
+	// tick issued, when the situation told them ([Situation.Epoch]); zero
+	// otherwise. A step of hours or years is easier told by its two
+	// instants than by its length.
+	Clock, Newest time.Time
 }
 
 func (e *RollbackError) Error() string {
-	return fmt.Sprintf("ringflake: clock moved backwards: it reads %v behind the newest ID issued", e.Behind)
+	if e.Clock.IsZero() || e.Newest.IsZero() {
+		return fmt.Sprintf("ringflake: clock moved backwards: it reads %v behind the newest ID issued", e.Behind)
+	}
+	return fmt.Sprintf("ringflake: clock moved backwards: it reads %s, %v behind the newest ID issued, at %s",
+		e.Clock.UTC().Format(time.RFC3339Nano), e.Behind, e.Newest.UTC().Format(time.RFC3339Nano))
 }
 
 // Is reports whether target is [ErrClockRollback].

@@ -188,3 +188,22 @@ func TestPlans(t *testing.T) {
 	_, _, ok = strategies.Sleep(time.Second).Range()
 	assert.False(t, ok)
 }
+
+// A rollback error tells the clock's reading and the newest ID's time when
+// the situation gives the epoch: a step of decades reads as two instants.
+func TestRollbackErrorNamesTheInstants(t *testing.T) {
+	epoch := time.Date(2010, 11, 4, 1, 42, 54, 657_000_000, time.UTC)
+	newest := time.Date(2070, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	s := strategies.Situation{Elapsed: clock.Sub(epoch), Unit: time.Millisecond, Epoch: epoch,
+		Newest: int64(newest.Sub(epoch) / time.Millisecond), Last: 1<<41 - 1}
+	var re *strategies.RollbackError
+	require.ErrorAs(t, s.BehindError(), &re)
+	assert.True(t, re.Clock.Equal(clock))
+	assert.True(t, re.Newest.Equal(newest))
+	assert.Equal(t, newest.Sub(clock), re.Behind)
+
+	s.Epoch = time.Time{}
+	require.ErrorAs(t, s.BehindError(), &re)
+	assert.True(t, re.Clock.IsZero(), "no epoch, no instants")
+}

@@ -45,6 +45,11 @@ type Situation struct {
 	// Unit is the length of one tick.
 	Unit time.Duration
 
+	// Epoch is the instant tick 0 starts at, so that errors can name the
+	// clock's reading and the newest ID's time; the zero Time when the
+	// caller does not say.
+	Epoch time.Time
+
 	// Newest is the greatest tick any ID has been issued at so far, or -1
 	// when nothing has been issued.
 	Newest int64
@@ -101,7 +106,12 @@ func (s Situation) BehindError() error {
 	if s.Frozen {
 		return &FrozenError{Behind: s.Behind()}
 	}
-	return &RollbackError{Behind: s.Behind()}
+	e := &RollbackError{Behind: s.Behind()}
+	if !s.Epoch.IsZero() {
+		e.Clock = s.Epoch.Add(s.Elapsed)
+		e.Newest = s.Epoch.Add(time.Duration(s.Newest) * s.Unit)
+	}
+	return e
 }
 
 // Until returns the time the clock needs to reach the start of tick; it is
