@@ -361,7 +361,7 @@ start_chrony
 
 for mod in "${modules[@]}"; do
   step "go vet, staticcheck and go test -race in $mod"
-  (cd "$root/$mod" && go vet ./... && "$staticcheck" ./... && go test -race -count=1 ./...)
+  (cd "$root/$mod" && go vet ./... && "$staticcheck" ./... && go test -race -count=1 -timeout 25m ./...)
 done
 
 # The opaque package's round trip of ten million IDs runs at a tenth of
