@@ -360,6 +360,8 @@ start_etcd
 start_chrony
 
 for mod in "${modules[@]}"; do
+  # -timeout 25m: a package may take more than go test's default ten
+  # minutes on two busy cores (cmd/ringflake runs real processes).
   step "go vet, staticcheck and go test -race in $mod"
   (cd "$root/$mod" && go vet ./... && "$staticcheck" ./... && go test -race -count=1 -timeout 25m ./...)
 done
