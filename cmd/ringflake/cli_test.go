@@ -23,6 +23,9 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
+	if code, ok := launched(); ok {
+		os.Exit(code)
+	}
 	// The host-local node locks of this run's processes, apart from those
 	// of every other program of the host (and of other test runs).
 	nodes, err := os.MkdirTemp("", "ringflake-nodes-")

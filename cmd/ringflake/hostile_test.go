@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -224,8 +223,10 @@ func TestHostileFiles(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), hostileGuard)
 			defer cancel()
+			usage := filepath.Join(t.TempDir(), "usage")
 			cmd := exec.CommandContext(ctx, cli, "replay", "-all-strategies", path)
 			cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
+			cmd = launchCommand(cmd, usage)
 			var out, errOut bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errOut
 			cmd.WaitDelay = time.Second
@@ -233,12 +234,11 @@ func TestHostileFiles(t *testing.T) {
 			err := cmd.Run()
 			took := time.Since(start)
 			require.NoError(t, ctx.Err(), "no answer within %v", hostileGuard)
-			ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-			// KiB on Linux. An upper bound: os/exec starts the child on
-			// this process's memory (CLONE_VM|CLONE_VFORK) until it execs,
-			// and Linux keeps that high-water mark in the child's.
-			rss := ru.Maxrss << 10
-			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			// The replay's own peak memory and CPU time, as the launcher
+			// measured them (see launchEnv).
+			rss, cpuNanos, uerr := readUsage(usage)
+			require.NoError(t, uerr, "the launcher's report")
+			cpu := time.Duration(cpuNanos)
 			code := cmd.ProcessState.ExitCode()
 			got := "ok"
 			if code != 0 {

@@ -427,13 +427,33 @@ func writeRestarts(w io.Writer, outcomes []replayOutcome) error {
 
 // writeEvents writes, after an empty line, a table that attributes the
 // calls of each replay to the scripted event under way when they started
-// (scenario.EventReport): a row per event, and one for the calls under no
-// event; when some scenario has events.
+// (scenario.EventReport): a row per event that had an effect — errors,
+// stalled calls, borrowed time — at most maxEventRows of them per replay,
+// and one for the calls under no event. Events without an effect are
+// counted in one row, so that a file of ten thousand events does not print
+// ten thousand rows; -format json has every event. Replays none of whose
+// events had an effect print no table.
 func writeEvents(w io.Writer, outcomes []replayOutcome) error {
 	var tw *tabwriter.Writer
+	row := func(r *scenario.Report, event, until string, e scenario.EventReport) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\t%s\n", cell(r.Scenario), cell(r.Strategy), event, until,
+			e.Calls, e.Errors, e.Stalled, short(e.MaxStall), short(e.Borrowed))
+	}
 	for _, o := range outcomes {
 		for _, r := range o.reports {
-			if len(r.Events) == 0 {
+			var shown []scenario.EventReport
+			quiet, more := 0, 0
+			for _, e := range r.Events {
+				switch {
+				case len(e.Errors) == 0 && e.Stalled == 0 && e.Borrowed == 0:
+					quiet++
+				case len(shown) == maxEventRows:
+					more++
+				default:
+					shown = append(shown, e)
+				}
+			}
+			if len(shown) == 0 {
 				continue
 			}
 			if tw == nil {
@@ -443,22 +463,23 @@ func writeEvents(w io.Writer, outcomes []replayOutcome) error {
 				tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 				fmt.Fprintln(tw, "SCENARIO\tSTRATEGY\tEVENT\tUNDER WAY UNTIL\tCALLS\tERRORS\tSTALLED\tMAX STALL\tBORROWED")
 			}
-			for _, e := range append(r.Events, r.Steady) {
-				event, until := "(no event)", "-"
-				if e.Index >= 0 {
-					event = e.Event.Label()
-					switch {
-					case e.Until < 0:
-						until = "the end"
-					case e.Until == e.Event.At:
-						until = "(an instant)"
-					default:
-						until = short(e.Until)
-					}
+			for _, e := range shown {
+				until := short(e.Until)
+				switch {
+				case e.Until < 0:
+					until = "the end"
+				case e.Until == e.Event.At:
+					until = "(an instant)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\t%s\n", cell(r.Scenario), cell(r.Strategy), event, until,
-					e.Calls, e.Errors, e.Stalled, short(e.MaxStall), short(e.Borrowed))
+				row(r, e.Event.Label(), until, e)
 			}
+			if more > 0 {
+				fmt.Fprintf(tw, "%s\t%s\t(%d more events with an effect: -format json lists them)\t\t\t\t\t\t\n", cell(r.Scenario), cell(r.Strategy), more)
+			}
+			if quiet > 0 {
+				fmt.Fprintf(tw, "%s\t%s\t(%d events without errors, stalls or borrowing)\t\t\t\t\t\t\n", cell(r.Scenario), cell(r.Strategy), quiet)
+			}
+			row(r, "(no event)", "-", r.Steady)
 		}
 	}
 	if tw == nil {
@@ -466,6 +487,10 @@ func writeEvents(w io.Writer, outcomes []replayOutcome) error {
 	}
 	return tw.Flush()
 }
+
+// maxEventRows bounds the rows of events a replay prints in the events
+// table.
+const maxEventRows = 20
 
 // cell is a name as the tables print it: a scenario's name can be as long
 // as its file, so a long one is cut to 48 characters, marked with "…";
