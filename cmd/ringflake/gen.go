@@ -38,7 +38,13 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, iss.close(ctx)) }() // saves the exact mark, if any, and gives the node id back
+	defer func() {
+		cerr := iss.close(ctx) // saves the exact mark, if any, and gives the node id back
+		if errors.Is(err, ringflake.ErrLeaseLost) && errors.Is(cerr, ringflake.ErrLeaseLost) {
+			cerr = nil // the mark cannot be saved on a lost lease: the loss is said once, in one line
+		}
+		err = errors.Join(err, cerr)
+	}()
 	return write(iss.gen, *n, format, stdout, stderr, iss.rehold)
 }
 
