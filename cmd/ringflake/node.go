@@ -187,10 +187,10 @@ func endsInOrdinal(host string) bool {
 type server struct {
 	flag, spec string
 	opts       lease.Options
-	redis      *redis.Options // for redis:// and rediss://
-	etcd       []string       // for etcd://: endpoints
+	redis      *redis.Options  // for redis:// and rediss://
+	etcd       []string        // for etcd://: endpoints
 	pg         *pgxpool.Config // for postgres:// and postgresql://
-	where      string         // for errors: "127.0.0.1:6379", "etcd 127.0.0.1:2379"
+	where      string          // for errors: "127.0.0.1:6379", "etcd 127.0.0.1:2379"
 }
 
 // parseServer parses the URL spec of flag, and checks that strategy s
