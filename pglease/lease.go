@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -176,7 +177,7 @@ func (s *settings) take(ctx context.Context, db DB, from, to int64) (*Lease, str
 		return r, err
 	})
 	if err != nil {
-		return nil, "", fmt.Errorf("pglease: acquiring a node id: %w", schemaErr(err))
+		return nil, "", fmt.Errorf("pglease: acquiring a node id: %w", clientErr(err))
 	}
 	if r.node < 0 {
 		return nil, r.holder, nil
@@ -192,15 +193,37 @@ func (s *settings) take(ctx context.Context, db DB, from, to int64) (*Lease, str
 	return l, "", nil
 }
 
-// schemaErr wraps err with ErrNoSchema when it says that a table or a
-// function of the schema does not exist.
-func schemaErr(err error) error {
+// clientErr returns the client's error err on one line (pgx lists the
+// attempts of a failed connection on lines of their own), wrapped with
+// ErrNoSchema when it says that a table or a function of the schema does
+// not exist. It returns nil for nil.
+func clientErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	flat := error(oneLine{err})
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "42883") { // undefined_table, undefined_function
-		return fmt.Errorf("%w: %w", ErrNoSchema, err)
+		return fmt.Errorf("%w: %w", ErrNoSchema, flat)
 	}
-	return err
+	return flat
 }
+
+// oneLine is an error whose text is on one line.
+type oneLine struct{ err error }
+
+// Error returns the error's text with each line break and the blanks
+// around it replaced by "; " (after a colon, by a space).
+func (e oneLine) Error() string {
+	lines := strings.Split(e.err.Error(), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return strings.ReplaceAll(strings.Join(lines, "; "), ":; ", ": ")
+}
+
+// Unwrap returns the error.
+func (e oneLine) Unwrap() error { return e.err }
 
 // renew calls ringflake_node_renew once, bounded by Options.Timeout.
 func (l *Lease) renew(ctx context.Context, at time.Time) lease.Renewal {
@@ -213,12 +236,12 @@ func (l *Lease) renew(ctx context.Context, at time.Time) lease.Renewal {
 		return v, err
 	})
 	switch {
-	case errors.Is(schemaErr(err), ErrNoSchema):
+	case errors.Is(clientErr(err), ErrNoSchema):
 		// The tables were dropped: everything the prefix had is gone.
 		return l.dataLost(fmt.Sprintf("the lease tables are gone (%v)", err))
 	case err != nil:
 		r.Kind = lease.RenewFailed
-		r.Err = fmt.Errorf("pglease: renewing node %d: %w", l.node, err)
+		r.Err = fmt.Errorf("pglease: renewing node %d: %w", l.node, clientErr(err))
 	case v.code == 1:
 		r.Kind = lease.Renewed
 	case v.code == 2:
@@ -263,7 +286,7 @@ func (l *Lease) Close(ctx context.Context) error {
 			simple, l.s.Prefix, l.node, l.fence)
 	})
 	if err != nil {
-		return fmt.Errorf("pglease: releasing node %d: %w", l.node, err)
+		return fmt.Errorf("pglease: releasing node %d: %w", l.node, clientErr(err))
 	}
 	return nil
 }
@@ -290,7 +313,7 @@ func (l *Lease) LoadMark(ctx context.Context) (ringflake.Mark, error) {
 		return ringflake.Mark{}, fmt.Errorf("%w: pglease: node %d was acquired by another holder", ringflake.ErrLeaseLost, l.node)
 	}
 	if err != nil {
-		return ringflake.Mark{}, fmt.Errorf("pglease: loading the mark of node %d: %w", l.node, err)
+		return ringflake.Mark{}, fmt.Errorf("pglease: loading the mark of node %d: %w", l.node, clientErr(err))
 	}
 	if r.mark == nil {
 		return ringflake.Mark{}, nil
@@ -325,7 +348,7 @@ func (l *Lease) SaveMark(ctx context.Context, mark ringflake.Mark) error {
 		return ok, err
 	})
 	if err != nil {
-		return fmt.Errorf("pglease: saving the mark of node %d: %w", l.node, schemaErr(err))
+		return fmt.Errorf("pglease: saving the mark of node %d: %w", l.node, clientErr(err))
 	}
 	if !saved {
 		return fmt.Errorf("%w: pglease: node %d is not held by this lease; mark not saved", ringflake.ErrLeaseLost, l.node)

@@ -24,7 +24,7 @@ func List(ctx context.Context, db DB, opts Options) ([]lease.Holding, error) {
 		WHERE prefix = $1 AND node BETWEEN 0 AND $2 AND expires_at > clock_timestamp()
 		ORDER BY node`, simple, s.Prefix, s.MaxNode)
 	if err != nil {
-		return nil, fmt.Errorf("pglease: listing node ids: %w", schemaErr(err))
+		return nil, fmt.Errorf("pglease: listing node ids: %w", clientErr(err))
 	}
 	defer rows.Close()
 	var out []lease.Holding
@@ -35,7 +35,7 @@ func List(ctx context.Context, db DB, opts Options) ([]lease.Holding, error) {
 			mark   *string
 		)
 		if err := rows.Scan(&h.Node, &h.Holder, &micros, &mark); err != nil {
-			return nil, fmt.Errorf("pglease: listing node ids: %w", err)
+			return nil, fmt.Errorf("pglease: listing node ids: %w", clientErr(err))
 		}
 		h.TTL = time.Duration(micros) * time.Microsecond
 		if mark != nil {
@@ -47,7 +47,7 @@ func List(ctx context.Context, db DB, opts Options) ([]lease.Holding, error) {
 		out = append(out, h)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("pglease: listing node ids: %w", err)
+		return nil, fmt.Errorf("pglease: listing node ids: %w", clientErr(err))
 	}
 	return out, nil
 }

@@ -247,7 +247,7 @@ func Migrate(ctx context.Context, db DB) error {
 		return fmt.Errorf("pglease: Migrate: nil database")
 	}
 	if _, err := db.Exec(ctx, Schema, pgx.QueryExecModeSimpleProtocol); err != nil {
-		return fmt.Errorf("pglease: creating the lease tables: %w", err)
+		return fmt.Errorf("pglease: creating the lease tables: %w", clientErr(err))
 	}
 	return nil
 }

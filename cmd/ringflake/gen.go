@@ -40,10 +40,17 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	defer func() {
 		cerr := iss.close(ctx) // saves the exact mark, if any, and gives the node id back
-		if errors.Is(err, ringflake.ErrLeaseLost) && errors.Is(cerr, ringflake.ErrLeaseLost) {
-			cerr = nil // the mark cannot be saved on a lost lease: the loss is said once, in one line
+		switch {
+		case cerr == nil:
+		case err == nil:
+			err = cerr
+		case errors.Is(err, ringflake.ErrLeaseLost) && errors.Is(cerr, ringflake.ErrLeaseLost):
+			// The mark cannot be saved on a lost lease: the loss is said once.
+		default:
+			// A failed run ends with one line: what failed, then what
+			// closing it failed to do.
+			err = fmt.Errorf("%w; on closing: %s", err, strings.ReplaceAll(cerr.Error(), "\n", "; "))
 		}
-		err = errors.Join(err, cerr)
 	}()
 	return write(iss.gen, *n, format, stdout, stderr, iss.rehold)
 }

@@ -73,23 +73,7 @@ func (s *server) takePostgres(ctx context.Context, opts lease.Options, id int64)
 		}
 	}
 	if err != nil {
-		return nil, closePool, oneLine{err}
+		return nil, closePool, err
 	}
 	return l, closePool, nil
 }
-
-// oneLine is an error whose text is on one line: pgx lists each attempt
-// of a failed connection on a line of its own.
-type oneLine struct{ err error }
-
-// Error returns the error's text with its line breaks replaced by "; ".
-func (e oneLine) Error() string {
-	lines := strings.Split(e.err.Error(), "\n")
-	for i := range lines {
-		lines[i] = strings.TrimSpace(lines[i])
-	}
-	return strings.ReplaceAll(strings.Join(lines, "; "), ":; ", ": ")
-}
-
-// Unwrap returns the error.
-func (e oneLine) Unwrap() error { return e.err }

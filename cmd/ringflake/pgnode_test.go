@@ -214,7 +214,7 @@ func lastErrorLine(t *testing.T, c *child) string {
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	for _, l := range lines[:len(lines)-1] {
 		note := strings.HasSuffix(l, "; waiting for the lease to hold its id again") || strings.Contains(l, "; trying again (")
-		require.True(t, note, "%s: a line before the error that is not a note: %q", c.name, l)
+		require.True(t, note, "%s: a line before the error that is not a note: %q; standard error: %q", c.name, l, text)
 	}
 	last := lines[len(lines)-1]
 	require.True(t, strings.HasPrefix(last, "ringflake: "), "%s: the error line: %q", c.name, last)
