@@ -9,10 +9,12 @@ require (
 	github.com/ringflake/ringflake v0.1.0
 )
 
-require github.com/stretchr/testify v1.12.1
+require (
+	github.com/benbjohnson/clock v1.3.5
+	github.com/stretchr/testify v1.12.1
+)
 
 require (
-	github.com/benbjohnson/clock v1.3.5 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.2 // indirect
