@@ -165,6 +165,11 @@ $$;
 -- taken again (with the quiet period left in milliseconds), 0 another
 -- holder holds it, -1 it expired and another holder acquired it since,
 -- -2 the prefix's epoch is not p_epoch: the table lost the prefix's data.
+--
+-- The common case, a live lease of ours on an unchanged server, locks
+-- only the id's row. Every other case locks the prefix's epoch row first
+-- and the id's row next, in the order of ringflake_node_acquire, so that
+-- the two never wait for each other in a cycle.
 CREATE OR REPLACE FUNCTION ringflake_node_renew(p_prefix text, p_node bigint, p_fence bigint, p_epoch text,
     p_holder text, p_ttl_ms bigint, p_quiet_ms bigint, OUT code int, OUT quiet_ms bigint)
 LANGUAGE plpgsql VOLATILE AS $$
@@ -180,41 +185,39 @@ BEGIN
         code := -2;
         RETURN;
     END IF;
-    SELECT * INTO r FROM ringflake_node_leases WHERE prefix = p_prefix AND node = p_node FOR UPDATE;
-    IF FOUND AND r.fence = p_fence AND r.expires_at > clock_timestamp() AND e.server = ringflake_node_server() THEN
+    IF e.server = ringflake_node_server() THEN
         UPDATE ringflake_node_leases SET expires_at = clock_timestamp() + ttl
-        WHERE prefix = p_prefix AND node = p_node;
-        code := 1;
-        RETURN;
+        WHERE prefix = p_prefix AND node = p_node AND fence = p_fence AND expires_at > clock_timestamp();
+        IF FOUND THEN
+            code := 1;
+            RETURN;
+        END IF;
     END IF;
-    IF FOUND AND r.fence <> p_fence THEN
-        code := CASE WHEN r.expires_at > clock_timestamp() THEN 0 ELSE -1 END;
-        RETURN;
-    END IF;
-    -- Ours, but expired or released, or the row is gone: take it again,
-    -- after a quiet period when the server's history changed.
+    -- The lease expired or was released, its row is gone or someone
+    -- else's, or the server's history changed (which starts a quiet
+    -- period).
     e := ringflake_node_guard(p_prefix, '', p_quiet_ms);
     IF e.epoch IS DISTINCT FROM p_epoch THEN
         code := -2;
         RETURN;
     END IF;
-    IF r.fence IS NULL THEN
-        SELECT * INTO r FROM ringflake_node_leases WHERE prefix = p_prefix AND node = p_node FOR UPDATE;
-    END IF;
-    IF r.fence IS NULL THEN
+    SELECT * INTO r FROM ringflake_node_leases WHERE prefix = p_prefix AND node = p_node FOR UPDATE;
+    IF NOT FOUND THEN
+        -- Deleted by hand: nobody acquired the id since (an acquisition
+        -- leaves its row, with its token, behind).
         INSERT INTO ringflake_node_leases (prefix, node, fence, holder, expires_at)
         VALUES (p_prefix, p_node, p_fence, p_holder, clock_timestamp() + ttl);
-    ELSIF r.fence = p_fence THEN
-        UPDATE ringflake_node_leases SET expires_at = clock_timestamp() + ttl
-        WHERE prefix = p_prefix AND node = p_node;
-    ELSE
+        code := 2;
+    ELSIF r.fence <> p_fence THEN
         code := CASE WHEN r.expires_at > clock_timestamp() THEN 0 ELSE -1 END;
         RETURN;
+    ELSE
+        code := CASE WHEN r.expires_at > clock_timestamp() THEN 1 ELSE 2 END;
+        UPDATE ringflake_node_leases SET expires_at = clock_timestamp() + ttl
+        WHERE prefix = p_prefix AND node = p_node;
     END IF;
-    code := CASE WHEN r.expires_at > clock_timestamp() THEN 1 ELSE 2 END;
-    quiet_ms := ringflake_node_millis_left(e.quiet_until);
-    IF code = 1 THEN
-        quiet_ms := 0;
+    IF code = 2 THEN
+        quiet_ms := ringflake_node_millis_left(e.quiet_until);
     END IF;
 END
 $$;
