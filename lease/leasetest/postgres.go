@@ -19,25 +19,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The environment variables of the PostgreSQL and PgBouncer servers the
-// tests of pglease use. scripts/test.sh starts a throwaway PostgreSQL and
-// a PgBouncer in front of it and sets all four.
-const (
-	// PostgresDSNEnv names a PostgreSQL server the tests share (each test
-	// under a prefix of its own): postgres://USER@127.0.0.1:PORT/DB?….
-	PostgresDSNEnv = "RINGFLAKE_TEST_POSTGRES_DSN"
-	// PostgresBindirEnv names the directory of initdb, pg_ctl and
-	// postgres, for tests that start, crash and wipe clusters of their
-	// own ([StartPostgres]).
-	PostgresBindirEnv = "RINGFLAKE_TEST_POSTGRES_BINDIR"
-	// PgBouncerDSNEnv names a PgBouncer in transaction pooling mode in
-	// front of the server of PostgresDSNEnv.
-	PgBouncerDSNEnv = "RINGFLAKE_TEST_PGBOUNCER_DSN"
-	// PgBouncerEnv names the pgbouncer binary, for tests that start and
-	// restart PgBouncers of their own ([StartPgBouncer]).
-	PgBouncerEnv = "RINGFLAKE_TEST_PGBOUNCER"
-)
-
 // A PostgresServer is a PostgreSQL cluster of a test's own, in a temporary
 // directory, on a loopback port that stays the same when the test stops,
 // kills and starts it again. It runs as the user postgres when the test
