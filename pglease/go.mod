@@ -12,6 +12,7 @@ require (
 require (
 	github.com/benbjohnson/clock v1.3.5
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/sync v0.19.0
 )
 
 require (
@@ -19,6 +20,5 @@ require (
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.2 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/sync v0.19.0 // indirect
 	golang.org/x/text v0.29.0 // indirect
 )

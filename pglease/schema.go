@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/ringflake/ringflake/lease"
 )
 
 // Schema is the DDL [Migrate] runs: two tables and the functions every
@@ -247,7 +249,7 @@ $$;
 // an error that matches [ErrNoSchema].
 func Migrate(ctx context.Context, db DB) error {
 	if db == nil {
-		return fmt.Errorf("pglease: Migrate: nil database")
+		return &lease.OptionError{Package: rules.Package, Reason: "Migrate: nil database"}
 	}
 	if _, err := db.Exec(ctx, Schema, pgx.QueryExecModeSimpleProtocol); err != nil {
 		return fmt.Errorf("pglease: creating the lease tables: %w", clientErr(err))
