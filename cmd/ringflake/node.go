@@ -33,8 +33,9 @@ redis://[USER:PASS@]HOST[:PORT][/DB][?prefix=P&ttl=10s&maxlead=1s] (rediss://
 for TLS), etcd://HOST:PORT[,HOST:PORT...][?prefix=P&ttl=10s&maxlead=1s] or
 postgres://[USER[:PASS]@]HOST[:PORT]/DB[?prefix=P&ttl=10s&maxlead=1s&sslmode=…]
 (postgresql:// too; other parameters go to the driver; the tables are
-created when missing). maxlead is the longest any process of the prefix may run ahead of its clock
-(a logical:D strategy needs D or more; use the same value in every process).
+created when missing). maxlead is the longest any process of the prefix
+may run ahead of its clock (a logical:D strategy needs D or more; use the
+same value in every process).
 The first lease under a prefix, or after the server lost data, waits
 ttl + maxlead and a margin (ttl/100 + 2ms) before it issues`
 

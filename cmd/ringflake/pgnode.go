@@ -38,12 +38,13 @@ func (s *server) parsePostgres() error {
 	if s.pg, err = pgxpool.ParseConfig(u.String()); err != nil {
 		return badValuef("%s %q: %v", s.flag, u.Redacted(), err)
 	}
-	s.where = "postgres " + net.JoinHostPort(u.Hostname(), cmpPort(u.Port()))
+	s.where = "postgres " + net.JoinHostPort(u.Hostname(), defaultPort(u.Port()))
 	return nil
 }
 
-// cmpPort returns port, or PostgreSQL's default port when it is empty.
-func cmpPort(port string) string {
+// defaultPort returns port, or PostgreSQL's default port when it is
+// empty.
+func defaultPort(port string) string {
 	if port == "" {
 		return "5432"
 	}
