@@ -6,9 +6,9 @@
 #
 #   FUZZTIME=10s  how long each fuzz target runs (0 skips fuzzing)
 #
-# Servers that tests of nested modules need (PostgreSQL for sqltest/ and
-# segment/, Redis for redislease/, etcd for etcdlease/, chronyd for
-# chronyhealth/ and the CLI) are
+# Servers that tests of nested modules need (PostgreSQL for sqltest/,
+# segment/ and pglease/, PgBouncer for pglease/, Redis for redislease/,
+# etcd for etcdlease/, chronyd for chronyhealth/ and the CLI) are
 # started here, throwaway, on 127.0.0.1, and removed when the script exits;
 # their Debian packages are installed when missing (as root). A variable
 # such as RINGFLAKE_TEST_POSTGRES_DSN that is already set is used instead.
@@ -327,6 +327,67 @@ start_chrony() {
   return 1
 }
 
+# start_pgbouncer: a PgBouncer of its own in a temp directory, in front of
+# the PostgreSQL of RINGFLAKE_TEST_POSTGRES_DSN (start_postgres), listening
+# on 127.0.0.1 only, in transaction pooling mode, trusting the DSN's user.
+# It runs as the user postgres when we are root (PgBouncer refuses root).
+# Exports RINGFLAKE_TEST_PGBOUNCER_DSN, and RINGFLAKE_TEST_PGBOUNCER (the
+# binary) for the tests of pglease/ and cmd/ringflake that start and
+# restart PgBouncers of their own.
+start_pgbouncer() {
+  if [ -z "${RINGFLAKE_TEST_PGBOUNCER:-}" ]; then
+    PATH=$PATH:/usr/sbin command -v pgbouncer >/dev/null || apt_install_no_start pgbouncer
+    RINGFLAKE_TEST_PGBOUNCER=$(PATH=$PATH:/usr/sbin command -v pgbouncer)
+    export RINGFLAKE_TEST_PGBOUNCER
+  fi
+  if [ -n "${RINGFLAKE_TEST_PGBOUNCER_DSN:-}" ]; then
+    step "PgBouncer: using RINGFLAKE_TEST_PGBOUNCER_DSN from the environment"
+    return 0
+  fi
+  # postgres://USER@HOST:PORT/DB?QUERY, as start_postgres exports it.
+  local re='^postgres(ql)?://([^@:/]+)@([^:/]+):([0-9]+)/([^?]*)(\?.*)?$'
+  if ! [[ $RINGFLAKE_TEST_POSTGRES_DSN =~ $re ]]; then
+    echo "test.sh: cannot put a PgBouncer in front of RINGFLAKE_TEST_POSTGRES_DSN (want postgres://USER@HOST:PORT/DB): set RINGFLAKE_TEST_PGBOUNCER_DSN too" >&2
+    return 1
+  fi
+  local user=${BASH_REMATCH[2]} host=${BASH_REMATCH[3]} upstream=${BASH_REMATCH[4]} db=${BASH_REMATCH[5]} query=${BASH_REMATCH[6]}
+  local dir port owner args=()
+  owner=$(id -un)
+  if [ "$(id -u)" = 0 ]; then owner=postgres args=(-u postgres); fi
+  step "start PgBouncer ($("$RINGFLAKE_TEST_PGBOUNCER" --version | head -n 1))"
+  make_service_dir pgbouncer "$owner"
+  dir=$service_dir
+  printf '"%s" ""\n' "$user" >"$dir/userlist.txt"
+  for _ in 1 2 3; do
+    port=$(free_port)
+    cat >"$dir/pgbouncer.ini" <<EOF
+[databases]
+* = host=$host port=$upstream
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $port
+unix_socket_dir =
+auth_type = trust
+auth_file = $dir/userlist.txt
+pool_mode = transaction
+max_client_conn = 1000
+default_pool_size = 20
+ignore_startup_parameters = extra_float_digits
+logfile =
+EOF
+    start_bg "$dir/pgbouncer.log" "$RINGFLAKE_TEST_PGBOUNCER" "${args[@]}" "$dir/pgbouncer.ini"
+    if wait_ready "$bg_pid" 300 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port"; then
+      export RINGFLAKE_TEST_PGBOUNCER_DSN="postgres://$user@127.0.0.1:$port/$db$query"
+      echo "listening on 127.0.0.1:$port, in front of $host:$upstream, transaction pooling"
+      return 0
+    fi
+  done
+  echo "test.sh: PgBouncer did not start; its log:" >&2
+  cat "$dir/pgbouncer.log" >&2
+  return 1
+}
+
 # Each module is built and tested on its own, as its users build it: the
 # workspace (go.work) is only there for `go run ./cmd/ringflake` at the
 # root.
@@ -355,6 +416,7 @@ fi
 # Servers the tests of nested modules need; those tests fail, never skip,
 # without them.
 start_postgres
+start_pgbouncer
 start_redis
 start_etcd
 start_chrony

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/ringflake/ringflake"
@@ -45,7 +46,20 @@ func gen(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, iss.close(ctx)) }() // saves the exact mark, if any, and gives the node id back
+	defer func() {
+		cerr := iss.close(ctx) // saves the exact mark, if any, and gives the node id back
+		switch {
+		case cerr == nil:
+		case err == nil:
+			err = cerr
+		case errors.Is(err, ringflake.ErrLeaseLost) && errors.Is(cerr, ringflake.ErrLeaseLost):
+			// The mark cannot be saved on a lost lease: the loss is said once.
+		default:
+			// A failed run ends with one line: what failed, then what
+			// closing it failed to do.
+			err = fmt.Errorf("%w; on closing: %s", err, strings.ReplaceAll(cerr.Error(), "\n", "; "))
+		}
+	}()
 	return write(iss.gen, *n, format, stdout, stderr, iss.rehold)
 }
 

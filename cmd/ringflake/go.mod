@@ -3,11 +3,13 @@ module github.com/ringflake/ringflake/cmd/ringflake
 go 1.24.0
 
 require (
+	github.com/jackc/pgx/v5 v5.8.0 // v5.9 and later need go 1.25
 	github.com/prometheus/client_golang v1.23.2
 	github.com/redis/go-redis/v9 v9.22.0
 	github.com/ringflake/ringflake v0.1.0
 	github.com/ringflake/ringflake/chronyhealth v0.1.0
 	github.com/ringflake/ringflake/etcdlease v0.1.0
+	github.com/ringflake/ringflake/pglease v0.1.0
 	github.com/ringflake/ringflake/redislease v0.1.0
 	github.com/ringflake/ringflake/ringflakeprom v0.1.0
 	github.com/stretchr/testify v1.12.1
@@ -23,6 +25,9 @@ require (
 	github.com/coreos/go-systemd/v22 v22.3.2 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/puddle/v2 v2.2.2 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/client_model v0.6.2 // indirect
 	github.com/prometheus/common v0.66.1 // indirect
@@ -48,6 +53,7 @@ replace (
 	github.com/ringflake/ringflake => ../..
 	github.com/ringflake/ringflake/chronyhealth => ../../chronyhealth
 	github.com/ringflake/ringflake/etcdlease => ../../etcdlease
+	github.com/ringflake/ringflake/pglease => ../../pglease
 	github.com/ringflake/ringflake/redislease => ../../redislease
 	github.com/ringflake/ringflake/ringflakeprom => ../../ringflakeprom
 	github.com/ringflake/ringflake/segment => ../../segment

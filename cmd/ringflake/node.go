@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
@@ -32,15 +33,18 @@ locked in DIR, default $RINGFLAKE_NODE_DIR or ` + hostlocal.DefaultDir + `), N, 
 NAME-N; default this host's name) — a configured id is locked on this host
 too, so a second process with it fails at start —, or a lease:
 redis://[USER:PASS@]HOST[:PORT][/DB][?prefix=P&ttl=10s&maxlead=1s] (rediss://
-for TLS) or etcd://HOST:PORT[,HOST:PORT...][?prefix=P&ttl=10s&maxlead=1s].
-maxlead is the longest any process of the prefix may run ahead of its clock
-(a logical:D strategy needs D or more; use the same value in every process).
+for TLS), etcd://HOST:PORT[,HOST:PORT...][?prefix=P&ttl=10s&maxlead=1s] or
+postgres://[USER[:PASS]@]HOST[:PORT]/DB[?prefix=P&ttl=10s&maxlead=1s&sslmode=…]
+(postgresql:// too; other parameters go to the driver; the tables are
+created when missing). maxlead is the longest any process of the prefix
+may run ahead of its clock (a logical:D strategy needs D or more; use the
+same value in every process).
 The first lease under a prefix, or after the server lost data, waits
 ttl + maxlead and a margin (ttl/100 + 2ms) before it issues`
 
 const guardHelp = `claim the configured -node id (N, env:VAR or ordinal) on a server while
 gen runs, so that a second process with the same id fails at start:
-redis://… or etcd://… as for -node (prefix, ttl, maxlead). The claim keeps
+redis://…, etcd://… or postgres://… as for -node (prefix, ttl, maxlead). The claim keeps
 the high-water mark, and gen stops if the claim is lost`
 
 // acquireTimeout bounds taking a lease, and giving it back.
@@ -69,7 +73,7 @@ type nodeFlags struct {
 
 // isLease reports whether a -node value names a coordination service.
 func isLease(spec string) bool {
-	for _, scheme := range []string{"redis://", "rediss://", "etcd://"} {
+	for _, scheme := range []string{"redis://", "rediss://", "etcd://", "postgres://", "postgresql://"} {
 		if strings.HasPrefix(spec, scheme) {
 			return true
 		}
@@ -117,7 +121,7 @@ func resolveNode(ctx context.Context, f nodeFlags, l ringflake.Layout) (node, er
 	var guard *server
 	if f.guard != "" {
 		if !isLease(f.guard) {
-			return node{}, badValuef("-guard %q: want redis://HOST[:PORT][/DB][?…] or etcd://HOST:PORT[,…][?…]", f.guard)
+			return node{}, badValuef("-guard %q: want redis://HOST[:PORT][/DB][?…], etcd://HOST:PORT[,…][?…] or postgres://[USER@]HOST[:PORT]/DB[?…]", f.guard)
 		}
 		var err error
 		if guard, err = parseServer("-guard", f.guard, f.strategy); err != nil {
@@ -224,9 +228,10 @@ func endsInOrdinal(host string) bool {
 type server struct {
 	flag, spec string
 	opts       lease.Options
-	redis      *redis.Options // for redis:// and rediss://
-	etcd       []string       // for etcd://: endpoints
-	where      string         // for errors: "127.0.0.1:6379", "etcd 127.0.0.1:2379"
+	redis      *redis.Options  // for redis:// and rediss://
+	etcd       []string        // for etcd://: endpoints
+	pg         *pgxpool.Config // for postgres:// and postgresql://
+	where      string          // for errors: "127.0.0.1:6379", "etcd 127.0.0.1:2379"
 }
 
 // parseServer parses the URL spec of flag, and checks that strategy s
@@ -237,9 +242,12 @@ func parseServer(flag, spec string, s strategies.Strategy) (*server, error) {
 	}
 	srv := &server{flag: flag, spec: spec}
 	var err error
-	if strings.HasPrefix(spec, "etcd://") {
+	switch {
+	case strings.HasPrefix(spec, "etcd://"):
 		err = srv.parseEtcd()
-	} else {
+	case isPostgres(spec):
+		err = srv.parsePostgres()
+	default:
 		err = srv.parseRedis()
 	}
 	if err != nil {
@@ -353,7 +361,10 @@ func (s *server) take(ctx context.Context, l ringflake.Layout, id int64) (node, 
 		err         error
 		closeClient func() error
 	)
-	if s.redis != nil {
+	switch {
+	case s.pg != nil:
+		h, closeClient, err = s.takePostgres(actx, opts, id)
+	case s.redis != nil:
 		redis.SetLogger(quietRedis{}) // the error below says what went wrong; go-redis's own log lines only repeat it
 		client := redis.NewClient(s.redis)
 		closeClient = client.Close
@@ -362,7 +373,7 @@ func (s *server) take(ctx context.Context, l ringflake.Layout, id int64) (node, 
 		} else {
 			h, err = redislease.Claim(actx, client, id, opts)
 		}
-	} else {
+	default:
 		client, cerr := clientv3.New(clientv3.Config{Endpoints: s.etcd, DialTimeout: acquireTimeout, Logger: zap.NewNop()})
 		if cerr != nil {
 			return node{}, fmt.Errorf("%s: connecting to %s: %w", s.flag, s.where, cerr)

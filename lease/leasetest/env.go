@@ -26,6 +26,25 @@ const (
 	EtcdServerEnv = "RINGFLAKE_TEST_ETCD_SERVER"
 )
 
+// The environment variables of the PostgreSQL and PgBouncer servers the
+// tests of pglease use. scripts/test.sh starts a throwaway PostgreSQL and
+// a PgBouncer in front of it and sets all four.
+const (
+	// PostgresDSNEnv names a PostgreSQL server the tests share (each test
+	// under a prefix of its own): postgres://USER@127.0.0.1:PORT/DB?….
+	PostgresDSNEnv = "RINGFLAKE_TEST_POSTGRES_DSN"
+	// PostgresBindirEnv names the directory of initdb, pg_ctl and
+	// postgres, for tests that start, crash and wipe clusters of their
+	// own ([StartPostgres]).
+	PostgresBindirEnv = "RINGFLAKE_TEST_POSTGRES_BINDIR"
+	// PgBouncerDSNEnv names a PgBouncer in transaction pooling mode in
+	// front of the server of PostgresDSNEnv.
+	PgBouncerDSNEnv = "RINGFLAKE_TEST_PGBOUNCER_DSN"
+	// PgBouncerEnv names the pgbouncer binary, for tests that start and
+	// restart PgBouncers of their own ([StartPgBouncer]).
+	PgBouncerEnv = "RINGFLAKE_TEST_PGBOUNCER"
+)
+
 // RequireEnv returns the environment variable name, and fails the test —
 // a lease test that skips proves nothing — with how to provide the
 // servers when it is not set.
@@ -34,9 +53,11 @@ func RequireEnv(t testing.TB, name string) string {
 	v := os.Getenv(name)
 	if v == "" {
 		t.Fatalf("%s is not set. These tests need real servers: run ./scripts/test.sh from the repository root "+
-			"(it installs redis-server and etcd and starts throwaway ones), or start them yourself and export "+
-			"%s=127.0.0.1:PORT %s=$(command -v redis-server) %s=http://127.0.0.1:PORT %s=$(command -v etcd)",
-			name, RedisAddrEnv, RedisServerEnv, EtcdEndpointsEnv, EtcdServerEnv)
+			"(it installs redis-server, etcd, PostgreSQL and PgBouncer and starts throwaway ones), or start them yourself and export "+
+			"%s=127.0.0.1:PORT %s=$(command -v redis-server) %s=http://127.0.0.1:PORT %s=$(command -v etcd) "+
+			"%s=postgres://USER@127.0.0.1:PORT/DB %s=/usr/lib/postgresql/VERSION/bin %s=postgres://USER@127.0.0.1:PGBOUNCER_PORT/DB %s=$(command -v pgbouncer)",
+			name, RedisAddrEnv, RedisServerEnv, EtcdEndpointsEnv, EtcdServerEnv,
+			PostgresDSNEnv, PostgresBindirEnv, PgBouncerDSNEnv, PgBouncerEnv)
 	}
 	return v
 }

@@ -1,0 +1,138 @@
+package pglease_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/lease"
+	"github.com/ringflake/ringflake/lease/leasetest"
+	"github.com/ringflake/ringflake/pglease"
+)
+
+// TestServerHistoryChanged plays a failover to a replica, or a recovery
+// from a backup: the server's system identifier or WAL timeline is not
+// the one the prefix's epoch row recorded (the test writes another into
+// the row). A holder whose row survived keeps its id; an id taken anew,
+// or again after its lease expired, waits out a quiet period of TTL +
+// Margin + MaxLead, since the server may have lost a later holder's row.
+func TestServerHistoryChanged(t *testing.T) {
+	ctx := context.Background()
+	c := driver{}.Connect(t).(conn)
+	prefix := leasetest.Prefix(t)
+	c.Settle(t, prefix)
+	held := mustAcquire(t, c, prefix)
+	require.True(t, held.Held())
+	expiring := mustAcquire(t, c, prefix)
+
+	c.exec(t, `UPDATE ringflake_node_epochs SET server = 'another/00000002' WHERE prefix = $1`, prefix)
+
+	fresh := mustAcquire(t, c, prefix)
+	assert.Equal(t, int64(2), fresh.Node())
+	assert.False(t, fresh.Held(), "a new id after a failover: quiet period")
+	c.Expire(t, prefix, expiring.Node())
+
+	held.next(t, lease.Renewed)
+	assert.True(t, held.Held(), "a row that survived keeps its id")
+	e := expiring.next(t, lease.Retaken)
+	assert.False(t, expiring.Held(), "taken again after a failover: quiet period")
+	assert.NoError(t, e.Err)
+
+	for range 3 {
+		fresh.next(t, lease.Renewed)
+		assert.False(t, fresh.Held(), "quiet period, though renewed")
+	}
+	quiet := time.Minute + time.Minute/100 + 2*time.Millisecond + lease.DefaultMaxLead
+	fresh.clk.Set(leasetest.Start.Add(quiet + time.Second))
+	assert.True(t, fresh.Held(), "after the quiet period")
+	require.NoError(t, fresh.WaitHeld(ctx))
+}
+
+// holder is a lease on a mock clock, with its events.
+type holder struct {
+	*pglease.Lease
+	clk    *clock.Mock
+	events chan lease.Event
+}
+
+func mustAcquire(t *testing.T, c conn, prefix string) *holder {
+	t.Helper()
+	h := &holder{clk: clock.NewMock(), events: make(chan lease.Event, 16)}
+	h.clk.Set(leasetest.Start)
+	l, err := pglease.Acquire(context.Background(), c.p, pglease.Options{Prefix: prefix, TTL: time.Minute, Clock: h.clk,
+		OnEvent: func(e lease.Event) { h.events <- e }})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l.Close(context.Background()) })
+	h.Lease = l
+	return h
+}
+
+// next moves the lease's clock by RenewEvery and returns the renewal's
+// event, which must be of kind want.
+func (h *holder) next(t *testing.T, want lease.EventKind) lease.Event {
+	t.Helper()
+	h.clk.Add(20 * time.Second)
+	select {
+	case e := <-h.events:
+		require.Equal(t, want, e.Kind, "%+v", e)
+		return e
+	case <-time.After(30 * time.Second):
+		t.Fatal("no lease event within 30s")
+		return lease.Event{}
+	}
+}
+
+// TestMigrateTwiceAtOnce: Migrate is idempotent, and processes that
+// migrate at the same time wait for each other instead of failing.
+func TestMigrateTwiceAtOnce(t *testing.T) {
+	for _, d := range []driver{{}, {bouncer: true}} {
+		c := d.Connect(t).(conn)
+		var g errgroup.Group
+		for range 4 {
+			g.Go(func() error { return pglease.Migrate(context.Background(), c.p) })
+		}
+		require.NoError(t, g.Wait(), "bouncer %v", d.bouncer)
+	}
+	require.ErrorIs(t, pglease.Migrate(context.Background(), nil), ringflake.ErrInvalidOption)
+}
+
+// TestNoSchema: a lease on a database without the tables fails with
+// ErrNoSchema, which says to run Migrate.
+func TestNoSchema(t *testing.T) {
+	ctx := context.Background()
+	c := driver{}.Connect(t).(conn)
+	schema := fmt.Sprintf("empty_%d", time.Now().UnixNano())
+	c.exec(t, "CREATE SCHEMA "+schema)
+	t.Cleanup(func() { c.exec(t, "DROP SCHEMA "+schema+" CASCADE") })
+	u, err := url.Parse(leasetest.RequireEnv(t, leasetest.PostgresDSNEnv))
+	require.NoError(t, err)
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	p := newPool(t, u.String())
+
+	_, err = pglease.Acquire(ctx, p, pglease.Options{Prefix: "none"})
+	require.ErrorIs(t, err, pglease.ErrNoSchema)
+	_, err = pglease.Claim(ctx, p, 3, pglease.Options{Prefix: "none"})
+	require.ErrorIs(t, err, pglease.ErrNoSchema)
+	_, err = pglease.List(ctx, p, pglease.Options{Prefix: "none"})
+	require.ErrorIs(t, err, pglease.ErrNoSchema)
+
+	require.NoError(t, pglease.Migrate(ctx, p))
+	l, err := pglease.Acquire(ctx, p, pglease.Options{Prefix: "none"})
+	require.NoError(t, err, "after Migrate, in the connection's schema")
+	require.NoError(t, l.Close(ctx))
+}
+
+func TestAcquireNilDB(t *testing.T) {
+	_, err := pglease.Acquire(context.Background(), nil, pglease.Options{})
+	require.ErrorIs(t, err, ringflake.ErrInvalidOption)
+}
