@@ -234,6 +234,9 @@ func TestFaultPostgresFrozenHolder(t *testing.T) {
 	require.Eventually(t, func() bool { return !b.exists(t, prefix, 5) }, time.Minute, 10*time.Millisecond,
 		"the frozen gen's lease expires on the database's clock")
 	const n = 50_000
+	// The claimant stands for a process on another host: its host-local
+	// locks are elsewhere (the frozen process still holds its own).
+	t.Setenv(nodeDirEnv, t.TempDir())
 	c := startGen(t, "claimant", "-n", fmt.Sprint(n), "-node", "5", "-guard", guard, "-layout", "sonyflake")
 	f.procs = append(f.procs, c)
 	require.Equal(t, 0, c.wait(t, 2*time.Minute), "the claimant gets node 5: %s", c.stderr.String())

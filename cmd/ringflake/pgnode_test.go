@@ -150,6 +150,9 @@ func TestGenPostgresGuard(t *testing.T) {
 				return n > 0
 			}, 30*time.Second, 10*time.Millisecond, "the first process issues")
 
+			// The second process stands for one on another host: its
+			// host-local locks are elsewhere, so the guard is what stops it.
+			t.Setenv(nodeDirEnv, t.TempDir())
 			code, out, errOut := runCLI("gen", "-n", "5", "-node", "5", "-guard", guard, "-layout", "sonyflake")
 			assert.Equal(t, 1, code, errOut)
 			assert.Empty(t, out)
