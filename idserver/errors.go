@@ -19,6 +19,10 @@ const (
 	// The response has Retry-After: how far behind, in whole seconds,
 	// rounded up.
 	CodeClockRollback = "clock_rollback"
+	// CodeClockFrozen: the clock stood still, the tick's sequence numbers
+	// are used up, and the strategy fails rather than wait or borrow
+	// (ringflake.ErrClockFrozen). A frozen clock is not a rollback.
+	CodeClockFrozen = "clock_frozen"
 	// CodeLeaseLost: the lease does not hold the node id (ringflake.ErrLeaseLost).
 	CodeLeaseLost = "lease_lost"
 	// CodeLayoutExpired: the clock is past the layout's last
@@ -63,6 +67,8 @@ func ErrorCode(err error) string {
 	switch {
 	case errors.Is(err, ringflake.ErrClockRollback):
 		return CodeClockRollback
+	case errors.Is(err, ringflake.ErrClockFrozen):
+		return CodeClockFrozen
 	case errors.Is(err, ringflake.ErrLeaseLost):
 		return CodeLeaseLost
 	case errors.Is(err, ringflake.ErrLayoutExpired):

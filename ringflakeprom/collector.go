@@ -45,9 +45,9 @@ import (
 type Collector struct {
 	gen *ringflake.Generator
 
-	issued, rollbacks, ringReuses, borrowed      *prometheus.Desc
-	waits, waited, tickWaits, tickWaited, errors *prometheus.Desc
-	largestRollback, maxLead, lead, timeLeft     *prometheus.Desc
+	issued, rollbacks, freezes, ringReuses, borrowed *prometheus.Desc
+	waits, waited, tickWaits, tickWaited, errors     *prometheus.Desc
+	largestRollback, maxLead, lead, timeLeft         *prometheus.Desc
 }
 
 // NewCollector returns a collector of g's counters; labels, which may be
@@ -67,6 +67,7 @@ func NewCollector(g *ringflake.Generator, labels prometheus.Labels) (*Collector,
 		gen:             g,
 		issued:          d("ids_issued_total", "IDs issued."),
 		rollbacks:       d("clock_rollbacks_total", "Times the wall clock was seen to step back by at least one tick."),
+		freezes:         d("clock_freezes_total", "Times the wall clock was seen to stand still while the monotonic clock ran on (not rollbacks)."),
 		largestRollback: d("clock_rollback_largest_seconds", "Largest step back of the wall clock seen."),
 		ringReuses:      d("ring_reuses_total", "IDs issued from spare sequence numbers of earlier ticks during a rollback."),
 		borrowed:        d("borrowed_seconds_total", "Time borrowed ahead of the clock (logical strategy)."),
@@ -97,7 +98,7 @@ func checkDescs(c prometheus.Collector) error {
 
 // Describe sends the descriptors of every metric.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.issued, c.rollbacks, c.largestRollback, c.ringReuses, c.borrowed,
+	for _, d := range []*prometheus.Desc{c.issued, c.rollbacks, c.freezes, c.largestRollback, c.ringReuses, c.borrowed,
 		c.maxLead, c.waits, c.waited, c.tickWaits, c.tickWaited, c.errors, c.lead, c.timeLeft} {
 		ch <- d
 	}
@@ -114,6 +115,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	counter(c.issued, float64(s.Issued))
 	counter(c.rollbacks, float64(s.Rollbacks))
+	counter(c.freezes, float64(s.Freezes))
 	gauge(c.largestRollback, s.LargestRollback.Seconds())
 	counter(c.ringReuses, float64(s.RingReuses))
 	counter(c.borrowed, s.Borrowed.Seconds())
@@ -123,7 +125,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.tickWaits, float64(s.TickWaits))
 	counter(c.tickWaited, s.TickWaited.Seconds())
 	for kind, n := range map[string]uint64{
-		"rollback": s.Errors.Rollback, "lease_lost": s.Errors.LeaseLost, "expired": s.Errors.Expired,
+		"rollback": s.Errors.Rollback, "frozen": s.Errors.Frozen, "lease_lost": s.Errors.LeaseLost, "expired": s.Errors.Expired,
 		"before_epoch": s.Errors.BeforeEpoch, "closed": s.Errors.Closed, "canceled": s.Errors.Canceled,
 		"other": s.Errors.Other,
 	} {

@@ -42,6 +42,9 @@ ringflake_ids_issued_total{node="3"} 9
 # HELP ringflake_clock_rollbacks_total Times the wall clock was seen to step back by at least one tick.
 # TYPE ringflake_clock_rollbacks_total counter
 ringflake_clock_rollbacks_total{node="3"} 1
+# HELP ringflake_clock_freezes_total Times the wall clock was seen to stand still while the monotonic clock ran on (not rollbacks).
+# TYPE ringflake_clock_freezes_total counter
+ringflake_clock_freezes_total{node="3"} 0
 # HELP ringflake_clock_rollback_largest_seconds Largest step back of the wall clock seen.
 # TYPE ringflake_clock_rollback_largest_seconds gauge
 ringflake_clock_rollback_largest_seconds{node="3"} 0.002
@@ -54,6 +57,7 @@ ringflake_errors_total{kind="before_epoch",node="3"} 0
 ringflake_errors_total{kind="canceled",node="3"} 0
 ringflake_errors_total{kind="closed",node="3"} 0
 ringflake_errors_total{kind="expired",node="3"} 0
+ringflake_errors_total{kind="frozen",node="3"} 0
 ringflake_errors_total{kind="lease_lost",node="3"} 0
 ringflake_errors_total{kind="other",node="3"} 0
 ringflake_errors_total{kind="rollback",node="3"} 0
@@ -62,11 +66,11 @@ ringflake_errors_total{kind="rollback",node="3"} 0
 ringflake_layout_time_left_seconds{node="3"} 1.69250943021e+09
 `
 	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(expected),
-		"ringflake_ids_issued_total", "ringflake_clock_rollbacks_total", "ringflake_clock_rollback_largest_seconds",
+		"ringflake_ids_issued_total", "ringflake_clock_rollbacks_total", "ringflake_clock_freezes_total", "ringflake_clock_rollback_largest_seconds",
 		"ringflake_ring_reuses_total", "ringflake_errors_total", "ringflake_layout_time_left_seconds"))
 	unlabelled, err := ringflakeprom.NewCollector(g, nil)
 	require.NoError(t, err)
-	require.Equal(t, 13, testutil.CollectAndCount(unlabelled)-6, "13 metric families, errors_total with 7 kinds")
+	require.Equal(t, 14, testutil.CollectAndCount(unlabelled)-7, "14 metric families, errors_total with 8 kinds")
 }
 
 func TestNewCollectorRejects(t *testing.T) {
