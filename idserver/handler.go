@@ -14,6 +14,7 @@ import (
 
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/encodings"
+	"github.com/ringflake/ringflake/opaque"
 	"github.com/ringflake/ringflake/strategies"
 )
 
@@ -37,8 +38,9 @@ type Handler struct {
 	lease    ringflake.Lease // nil without WithLease
 	maxBatch int
 	mux      *http.ServeMux
-	observer Observer // nil without WithObserver
-	notFound string   // the routes a 404 lists
+	observer Observer      // nil without WithObserver
+	opaque   *opaque.Codec // nil without WithOpaque
+	notFound string        // the routes a 404 lists
 
 	// failing is set when a call through the handler failed and cleared
 	// when one succeeds; Ready probes the generator while it is set.
@@ -62,6 +64,7 @@ type config struct {
 	maxBatch int
 	metrics  http.Handler
 	observer Observer
+	opaque   *opaque.Codec
 	err      error
 }
 
@@ -124,6 +127,21 @@ func WithObserver(o Observer) Option {
 	})
 }
 
+// WithOpaque makes format=opaque (the public text of package opaque, with
+// its key version and check characters) and format=opaque-number (the
+// public number) available on /v1/id, /v1/ids and /v1/parse/{id}, through
+// c: the codec of the IDs' type, with its keys and tweak. Without it those
+// formats are a 400. A nil c is an error of [New].
+func WithOpaque(c *opaque.Codec) Option {
+	return optionFunc(func(cfg *config) {
+		if c == nil {
+			cfg.invalid("WithOpaque(nil)")
+			return
+		}
+		cfg.opaque = c
+	})
+}
+
 func (c *config) invalid(format string, args ...any) {
 	if c.err == nil {
 		c.err = fmt.Errorf("%w: idserver: "+format, append([]any{ringflake.ErrInvalidOption}, args...)...)
@@ -149,7 +167,7 @@ func New(g *ringflake.Generator, opts ...Option) (*Handler, error) {
 	if cfg.err != nil {
 		return nil, cfg.err
 	}
-	h := &Handler{gen: g, lease: cfg.lease, maxBatch: cfg.maxBatch, mux: http.NewServeMux(), observer: cfg.observer,
+	h := &Handler{gen: g, lease: cfg.lease, maxBatch: cfg.maxBatch, mux: http.NewServeMux(), observer: cfg.observer, opaque: cfg.opaque,
 		healthy: []byte(`{"status":"ok"}` + "\n"), ready: []byte(`{"status":"ready"}` + "\n")}
 	h.bufs.New = func() any { b := make([]byte, 0, 64); return &b }
 	h.ids.New = func() any { ids := make([]ringflake.ID, h.maxBatch); return &ids }
@@ -263,7 +281,46 @@ func (h *Handler) failed(w http.ResponseWriter, err error) {
 type request struct {
 	n      int // /v1/ids
 	enc    encodings.Encoding
+	opaque textOpaque // format=opaque or opaque-number: enc is not used
 	layout ringflake.Layout
+}
+
+// textOpaque is a public ID form of a request: none, the text, or the
+// number.
+type textOpaque uint8
+
+const (
+	notOpaque textOpaque = iota
+	opaqueText
+	opaqueNumber
+)
+
+// appendID appends id in the request's format.
+func (h *Handler) appendID(b []byte, req request, id ringflake.ID) []byte {
+	switch req.opaque {
+	case opaqueText:
+		b, _ = h.opaque.AppendText(b, id) // only a negative ID fails, and a generator issues none
+		return b
+	case opaqueNumber:
+		n, _ := h.opaque.Encode(id)
+		return strconv.AppendInt(b, n, 10)
+	}
+	return req.enc.Append(b, id)
+}
+
+// parseID reads an ID in the request's format.
+func (h *Handler) parseID(s string, req request) (ringflake.ID, error) {
+	switch req.opaque {
+	case opaqueText:
+		return h.opaque.Parse(s)
+	case opaqueNumber:
+		n, err := ringflake.Parse(s)
+		if err != nil {
+			return 0, err
+		}
+		return h.opaque.Decode(int64(n))
+	}
+	return ParseID(s, req.enc)
 }
 
 // read reads the query of a request for route, which takes the parameters
@@ -275,7 +332,16 @@ func (h *Handler) read(w http.ResponseWriter, r *http.Request, route string, all
 		req.n, err = q.count(h.maxBatch)
 	}
 	if err == nil {
-		req.enc, err = q.encoding()
+		switch q.format {
+		case "opaque", "opaque-number":
+			if h.opaque == nil {
+				err = fmt.Errorf("format=%s: this server has no opaque keys", q.format)
+			} else if req.opaque = opaqueText; q.format == "opaque-number" {
+				req.opaque = opaqueNumber
+			}
+		default:
+			req.enc, err = q.encoding()
+		}
 	}
 	if err == nil && q.set&paramLayout != 0 {
 		req.layout, err = q.parseLayout()
@@ -312,7 +378,7 @@ func (h *Handler) serveID(w http.ResponseWriter, r *http.Request) {
 	gave(w, 1)
 	bp := h.buffer()
 	b := append((*bp)[:0], `{"id":"`...)
-	b = req.enc.Append(b, id)
+	b = h.appendID(b, req, id)
 	h.send(w, bp, append(b, "\"}\n"...))
 }
 
@@ -337,7 +403,7 @@ func (h *Handler) serveIDs(w http.ResponseWriter, r *http.Request) {
 			b = append(b, ',')
 		}
 		b = append(b, '"')
-		b = req.enc.Append(b, id)
+		b = h.appendID(b, req, id)
 		b = append(b, '"')
 	}
 	h.send(w, bp, append(b, "]}\n"...))
@@ -348,7 +414,7 @@ func (h *Handler) serveParse(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	id, err := ParseID(r.PathValue("id"), req.enc)
+	id, err := h.parseID(r.PathValue("id"), req)
 	if err != nil {
 		badRequest(w, err)
 		return

@@ -50,11 +50,24 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 	grace := fs.Duration("grace", defaultGrace, "on SIGTERM or SIGINT, how long requests under way may take to finish before they are cut off")
 	genFlags := addGeneratorFlags(fs)
 	clockF := addClockFlags(fs)
+	opq := addOpaqueFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("serve takes no arguments, got %q", fs.Args())
+	}
+	// format=opaque and opaque-number, with keys from -key-file or the
+	// environment; without keys, those formats are a 400.
+	var public idFormat
+	if *opq.keyFile != "" || os.Getenv(opaqueKeyEnv) != "" {
+		f, _, err := opq.format(opaqueText)
+		if err != nil {
+			return badValuef("%v", err)
+		}
+		public = f
+	} else if *opq.tweak != "" {
+		return badValuef("-tweak goes with keys: -key-file FILE or $%s", opaqueKeyEnv)
 	}
 	if *maxBatch < 1 || *maxBatch > idserver.MaxBatchLimit {
 		return badValuef("-max-batch %d: want 1 to %d", *maxBatch, idserver.MaxBatchLimit)
@@ -102,6 +115,9 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	opts := []idserver.Option{idserver.WithMaxBatch(*maxBatch), idserver.WithObserver(reqs), idserver.WithMetricsHandler(metrics)}
+	if public.opaque != nil {
+		opts = append(opts, idserver.WithOpaque(public.opaque))
+	}
 	if iss.lease != nil {
 		opts = append(opts, idserver.WithLease(iss.lease))
 	}
