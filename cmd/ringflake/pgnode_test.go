@@ -208,15 +208,16 @@ func TestGenPostgresRejects(t *testing.T) {
 
 // lastErrorLine returns the one line of c's error, the last of its
 // standard error, and fails the test unless every line before it is a
-// note of what gen waited for (a lease to hold its id again, a mark save
-// to be retried): a failing process ends with a one-line error.
+// note of an outage (a lease to hold its id again, a mark save to be
+// retried, issuing again): a failing process ends with a one-line error.
 func lastErrorLine(t *testing.T, c *child) string {
 	t.Helper()
 	text := c.stderr.String()
 	require.True(t, strings.HasSuffix(text, "\n"), "%s: standard error ends with a line: %q", c.name, text)
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	for _, l := range lines[:len(lines)-1] {
-		note := strings.HasSuffix(l, "; waiting for the lease to hold its id again") || strings.Contains(l, "; trying again (")
+		note := strings.HasSuffix(l, "; waiting for the lease to hold its id again") || strings.Contains(l, "; trying again, up to ") ||
+			strings.HasPrefix(l, "ringflake: issuing again after ")
 		require.True(t, note, "%s: a line before the error that is not a note: %q; standard error: %q", c.name, l, text)
 	}
 	last := lines[len(lines)-1]
