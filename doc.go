@@ -19,9 +19,8 @@
 // presets, which make and read their namesakes' IDs bit for bit
 // ([SonyflakeLayout], [SonyflakeV2Layout], [DiscordLayout]; [Presets]).
 // Composing and decomposing IDs needs no generator ([Layout.Compose],
-// [Layout.Decompose]); [Layout.MinID], [Layout.MaxID] and [Layout.Bounds]
-// bound the IDs of a time range for range queries. [WithExistingID] makes
-// [New] check that a change of layout or epoch keeps ORDER BY id.
+// [Layout.Decompose]); [Layout.Bounds] bounds the IDs of a time range
+// for range queries. [WithExistingID] makes [New] check that a change of layout or epoch keeps ORDER BY id.
 //
 // An [ID] is decimal in text and a string in JSON, and ID and [NullID]
 // implement database/sql's Scanner and driver.Valuer.

@@ -49,9 +49,9 @@ import (
 // IDs per second than letting them fight over one cache line; it goes back
 // to lock-free calls after a tick without collisions.
 //
-// With a [MonotonicClock] (the default system clock is one), the
-// generator reads the cheap monotonic clock on every call and the wall
-// clock once per tick: a step of the wall clock is seen at the latest by
+// With a clock that has a Monotonic method (see [Clock]; the default
+// system clock has one), the generator reads the cheap monotonic clock
+// on every call and the wall clock once per tick: a step of the wall clock is seen at the latest by
 // the first call one tick of monotonic time after it, and until then IDs
 // carry the time the wall clock read before the step.
 type Generator struct {

@@ -17,8 +17,8 @@ type Stats struct {
 	Issued uint64
 
 	// Rollbacks is the number of times the wall clock was seen to step
-	// back, and LargestRollback the largest step. With a MonotonicClock a
-	// step is measured against the monotonic clock when the generator
+	// back, and LargestRollback the largest step. With a Monotonic clock
+	// (see Clock) a step is measured against the monotonic clock when the generator
 	// re-syncs, once per tick, and counts when it moves the reading into
 	// an earlier tick. Without one, readings are compared call to call,
 	// and only steps of a whole tick or more count (concurrent calls read
@@ -27,7 +27,7 @@ type Stats struct {
 	LargestRollback time.Duration
 
 	// Freezes is the number of times the wall clock was seen to stand
-	// still while the monotonic clock ran on (with a MonotonicClock, at a
+	// still while the monotonic clock ran on (with a Monotonic clock, at a
 	// re-sync); a freeze is not counted in Rollbacks.
 	Freezes uint64
 
