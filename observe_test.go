@@ -2,6 +2,7 @@ package ringflake_test
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -257,4 +258,79 @@ func TestObserveConcurrent(t *testing.T) {
 		}
 	}
 	assert.Equal(t, uint64(len(seen)), g.Stats().Issued)
+}
+
+// FuzzObserve turns bytes into a chain of hops between three nodes with
+// skewed clocks, under one strategy and layout, with clock steps back
+// along the way, and asserts on every hop: an ID issued after Observe
+// returned nil is greater than the observed ID; no generator issues an ID
+// twice; a refusal is ErrObservedTooFar with a distance beyond the bound
+// and changes nothing (the generator's lead, counters and issued IDs
+// stay); a failed Next is one the strategy may return.
+func FuzzObserve(f *testing.F) {
+	f.Add([]byte{0, 0, 10, 200, 90, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{3, 1, 255, 0, 128, 0, 0, 0, 0, 250, 251, 252, 10, 20})
+	f.Add([]byte{6, 0, 1, 2, 3, 0xff, 0x80, 0x81, 0x7f, 0, 0xfe})
+	f.Fuzz(fuzzObserve)
+}
+
+func fuzzObserve(t *testing.T, data []byte) {
+	{
+		if len(data) < 5 {
+			return
+		}
+		sc := strategyCases[int(data[0])%len(strategyCases)]
+		layout := ringflake.TwitterLayout()
+		if data[1]&1 == 1 {
+			layout = ringflake.SonyflakeLayout()
+		}
+		const bound = 300 * time.Millisecond
+		st, err := strategies.Parse(sc.name)
+		require.NoError(t, err)
+		nodes := make([]observeNode, 3)
+		for i := range nodes {
+			skew := time.Duration(int8(data[2+i])) * 4 * time.Millisecond // ±512 ms: some beyond the bound
+			clk := simclock.New(start.Add(skew))
+			g, err := ringflake.New(int64(i+1), ringflake.WithClock(clk), ringflake.WithLayout(layout),
+				ringflake.WithStrategy(st), ringflake.WithMarkStore(&recordingStore{}), ringflake.WithMaxForward(bound))
+			require.NoError(t, err)
+			nodes[i] = observeNode{clk: clk, gen: g}
+		}
+		seen := map[ringflake.ID]bool{}
+		var prev ringflake.ID
+		for _, b := range data[5:] {
+			nd := nodes[int(b)%3]
+			for _, o := range nodes {
+				o.clk.Add(time.Duration(b>>2&7) * layout.Spec().Unit)
+			}
+			if b>>5 == 7 {
+				nd.clk.Add(-time.Duration(b&3+1) * 20 * time.Millisecond) // a step back
+			}
+			before := nd.gen.Stats()
+			err := nd.gen.Observe(prev)
+			observed := err == nil
+			if !observed {
+				after := nd.gen.Stats()
+				require.Equal(t, []any{before.Lead, before.ObserveMoved, before.ObserveRefused + 1, before.Issued},
+					[]any{after.Lead, after.ObserveMoved, after.ObserveRefused, after.Issued}, "a refused ID changes nothing")
+				require.ErrorIs(t, err, ringflake.ErrObservedTooFar)
+				var ahead *strategies.AheadError
+				require.ErrorAs(t, err, &ahead)
+				require.Greater(t, ahead.Ahead, ahead.Max)
+				require.Equal(t, bound, ahead.Max)
+			}
+			id, err := nd.gen.Next()
+			if err != nil {
+				require.True(t, errors.Is(err, ringflake.ErrClockRollback) || errors.Is(err, ringflake.ErrClockFrozen),
+					"%s: %v", sc.name, err)
+				continue
+			}
+			require.False(t, seen[id], "ID %d issued twice", id)
+			seen[id] = true
+			if observed {
+				require.Greater(t, id, prev, "%s: issued after observing", sc.name)
+			}
+			prev = max(prev, id)
+		}
+	}
 }
