@@ -65,6 +65,9 @@ func (g *Generator) Observe(id ID) error {
 		return err
 	}
 	t := id.tick(l)
+	if t < g.floor.Load() {
+		return nil // no call issues below the floor any more: nothing to do
+	}
 	e, now := g.src.readTick()
 	if t-now > g.forward {
 		c.observeRefused.Add(1)
@@ -89,23 +92,21 @@ func (g *Generator) Observe(id ID) error {
 // any. The pairs are not issued (Stats.Issued leaves them out).
 func (g *Generator) burnBelow(id ID, t int64) bool {
 	r := &g.ring
-	// The first sequence number whose ID at t is greater than id: IDs of
-	// one tick grow with the sequence in either field order.
-	lo, hi := uint64(0), r.maxSeq+1
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if g.id(uint64(t+1)<<r.seqBits|mid) > id {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
+	// The first sequence number whose ID at t is greater than id: the
+	// sequence's bits and the node's do not overlap, so the ID of
+	// sequence s is base + s<<seqShift, which grows with s in either
+	// field order.
+	base := g.id(uint64(t+1) << r.seqBits) // (t, 0)
+	lo := uint64(0)
+	if base <= id {
+		lo = min(uint64(id-base)>>(g.seqShift&63)+1, r.maxSeq+1)
 	}
 	if lo == 0 {
 		return false // every ID of t is above id
 	}
-	base := uint64(t+1) << r.seqBits
-	target := base + lo - 1 // the greatest pair at or below id
-	if target < r.first(t, base) {
+	packed := uint64(t+1) << r.seqBits
+	target := packed + lo - 1 // the greatest pair at or below id
+	if target < r.first(t, packed) {
 		return false // t's first pair is above it already
 	}
 	n, ok := r.burn(t, target)
