@@ -261,14 +261,14 @@ func (h *Handler) failed(w http.ResponseWriter, err error) {
 
 // request is what an endpoint's query asked for.
 type request struct {
-	n      int // /v1/ids
-	enc    encodings.Encoding
+	n   int // /v1/ids
+	enc encodings.Encoding
 
 	// after is the ID of after=, which the answer's IDs must follow
 	// (Generator.Observe); hasAfter says it was given.
 	after    ringflake.ID
 	hasAfter bool
-	layout ringflake.Layout
+	layout   ringflake.Layout
 }
 
 // read reads the query of a request for route, which takes the parameters
