@@ -291,7 +291,11 @@ func fuzzObserve(t *testing.T, data []byte) {
 		for i := range nodes {
 			skew := time.Duration(int8(data[2+i])) * 4 * time.Millisecond // ±512 ms: some beyond the bound
 			clk := simclock.New(start.Add(skew))
-			g, err := ringflake.New(int64(i+1), ringflake.WithClock(clk), ringflake.WithLayout(layout),
+			var c ringflake.Clock = clk
+			if data[1]&2 != 0 {
+				c = wallOnly{clk} // every step seen at once
+			}
+			g, err := ringflake.New(int64(i+1), ringflake.WithClock(c), ringflake.WithLayout(layout),
 				ringflake.WithStrategy(st), ringflake.WithMarkStore(&recordingStore{}), ringflake.WithMaxForward(bound))
 			require.NoError(t, err)
 			nodes[i] = observeNode{clk: clk, gen: g}
@@ -333,4 +337,64 @@ func fuzzObserve(t *testing.T, data []byte) {
 			prev = max(prev, id)
 		}
 	}
+}
+
+// A tick Observe borrows above the saved high-water mark is saved before
+// any ID is issued there: while the store fails, Next fails with
+// ErrMarkNotSaved and issues nothing; once it saves, the ID is under the
+// saved mark.
+func TestObserveSavesTheMarkFirst(t *testing.T) {
+	clk := simclock.New(start)
+	store := &recordingStore{}
+	g, err := ringflake.New(1, ringflake.WithClock(clk), ringflake.WithMarkStore(store), ringflake.WithMarkAhead(100*time.Millisecond))
+	require.NoError(t, err)
+	limit, _ := store.snapshot()
+	require.Equal(t, start.Add(100*time.Millisecond), limit)
+
+	obs, err := g.Layout().Compose(start.Add(500*time.Millisecond), 2, 0)
+	require.NoError(t, err)
+	require.NoError(t, g.Observe(obs))
+	store.mu.Lock()
+	store.fail = errors.New("disk full")
+	store.mu.Unlock()
+	_, err = g.Next()
+	require.ErrorIs(t, err, ringflake.ErrMarkNotSaved)
+	assert.Zero(t, g.Stats().Issued, "nothing issued above the saved mark")
+
+	store.mu.Lock()
+	store.fail = nil
+	store.mu.Unlock()
+	id, err := g.Next()
+	require.NoError(t, err)
+	assert.Greater(t, id, obs)
+	limit, _ = store.snapshot()
+	assert.False(t, id.Time(g.Layout()).After(limit), "the ID's tick is under the saved mark %v", limit)
+}
+
+// A rollback while the generator leads because of an observed ID: within
+// the bound it is absorbed (IDs count on above the floor, under "error"
+// too); beyond it the strategy decides as for any rollback. (The
+// generator reads the wall clock on every call, so it sees each step at
+// once.)
+func TestObserveRollbackWhileLeading(t *testing.T) {
+	clk := simclock.New(start)
+	g, err := ringflake.New(1, ringflake.WithClock(wallOnly{clk}), ringflake.WithStrategy(strategies.Error()),
+		ringflake.WithMaxForward(500*time.Millisecond))
+	require.NoError(t, err)
+	obs, err := g.Layout().Compose(start.Add(300*time.Millisecond), 2, 0)
+	require.NoError(t, err)
+	require.NoError(t, g.Observe(obs))
+	prev := obs
+	for _, back := range []time.Duration{100 * time.Millisecond, 50 * time.Millisecond} {
+		clk.Add(-back) // 400 ms behind the floor in all: within the bound of the clock
+		id, err := g.Next()
+		require.NoError(t, err, "absorbed while the newest tick is within the bound")
+		require.Greater(t, id, prev)
+		prev = id
+	}
+	assert.Equal(t, uint64(2), g.Stats().Rollbacks, "both steps seen")
+	clk.Add(-200 * time.Millisecond) // now 600 ms behind: beyond the bound
+	_, err = g.Next()
+	require.ErrorIs(t, err, ringflake.ErrClockRollback, "the error strategy decides")
+	assert.Positive(t, g.Stats().Rollbacks)
 }
