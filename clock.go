@@ -13,16 +13,25 @@ import (
 // Now is the wall clock, which may step backwards; After is used to wait
 // (for the next tick when a tick's sequence is used up, or when a strategy
 // asks to sleep) so that a simulated clock can make waits instant.
+//
+// A Clock may also have a method
+//
+//	Monotonic() time.Duration
+//
+// returning the time elapsed since some fixed instant on a clock that
+// never steps backwards or forwards. A generator whose clock has it reads
+// Monotonic on every call and Now only once per tick: see [Generator] for
+// the bound this gives. The default system clock and *simclock.Clock have
+// it; a clock of github.com/benbjohnson/clock does not, and is read with
+// Now on every call.
 type Clock interface {
 	Now() time.Time
 	After(d time.Duration) <-chan time.Time
 }
 
-// MonotonicClock is a [Clock] that can also read a clock that never steps.
-// A generator whose clock implements it reads Monotonic on every call and
-// Now only once per tick: see [Generator] for the bound this gives. The
-// default system clock and *simclock.Clock implement it.
-type MonotonicClock interface {
+// monotonicClock is a [Clock] with the optional Monotonic method (see
+// Clock).
+type monotonicClock interface {
 	Clock
 	// Monotonic returns the time elapsed since some fixed instant, on a
 	// clock that never steps backwards or forwards.
@@ -61,7 +70,7 @@ func sleepTimer(ctx context.Context, timer <-chan time.Time) error {
 }
 
 // timeSource turns a Clock into elapsed nanoseconds since the layout's
-// epoch, and into ticks. With a MonotonicClock it estimates the wall clock
+// epoch, and into ticks. With a monotonicClock it estimates the wall clock
 // as the monotonic reading plus the offset measured at the last re-sync,
 // and re-syncs (reads Now) whenever the estimate leaves the tick it was
 // last synced in. So the wall clock is read at least once in every tick in
@@ -72,11 +81,11 @@ func sleepTimer(ctx context.Context, timer <-chan time.Time) error {
 // Within the synced tick the tick is known without a division: an estimate
 // e is in tick t when t*unit <= e < (t+1)*unit. With the default system
 // clock the monotonic clock is read without an interface call; any other
-// MonotonicClock (simclock in tests) goes through the same estimate and
+// monotonicClock (simclock in tests) goes through the same estimate and
 // re-sync code, only its reading comes through the interface.
 type timeSource struct {
 	clock  Clock
-	mono   MonotonicClock // nil: read Now on every call
+	mono   monotonicClock // nil: read Now on every call
 	sys    bool           // clock is systemClock: read time.Since(start) directly
 	start  time.Time      // systemClock's start
 	epoch  time.Time
@@ -102,7 +111,7 @@ type timeSource struct {
 // later re-sync takes for a step forward, never for a step back.
 func (s *timeSource) init(c Clock, now time.Time, epoch time.Time, unit time.Duration, stats *counters, newest *atomic.Int64) {
 	s.clock, s.epoch, s.unit, s.stats, s.newest = c, epoch, int64(unit), stats, newest
-	s.mono, _ = c.(MonotonicClock)
+	s.mono, _ = c.(monotonicClock)
 	if sc, ok := c.(systemClock); ok {
 		s.sys, s.start = true, sc.start
 	}
@@ -187,7 +196,7 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 
 // stoodStill reports whether the clock stood still between the reading
 // before a wait and e, the reading after it: a wall reading that equals
-// the one before, or — with a MonotonicClock, whose reading after the
+// the one before, or — with a monotonicClock, whose reading after the
 // wait may be an estimate — a wall clock that the last re-sync found
 // where the one before had left it. A clock that moved at all, backwards
 // or forwards by less than the wait, did not stand still: from the

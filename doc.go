@@ -19,9 +19,8 @@
 // presets, which make and read their namesakes' IDs bit for bit
 // ([SonyflakeLayout], [SonyflakeV2Layout], [DiscordLayout]; [Presets]).
 // Composing and decomposing IDs needs no generator ([Layout.Compose],
-// [Layout.Decompose]); [Layout.MinID], [Layout.MaxID] and [Layout.Bounds]
-// bound the IDs of a time range for range queries. [WithExistingID] makes
-// [New] check that a change of layout or epoch keeps ORDER BY id.
+// [Layout.Decompose]); [Layout.Bounds] bounds the IDs of a time range
+// for range queries. [WithExistingID] makes [New] check that a change of layout or epoch keeps ORDER BY id.
 //
 // An [ID] is decimal in text and a string in JSON, and ID and [NullID]
 // implement database/sql's Scanner and driver.Valuer.
@@ -37,6 +36,7 @@
 //	strategies   the rollback strategies and their parser
 //	simclock     a simulated clock for tests and CI
 //	lease        what the node id leases on Redis, etcd and PostgreSQL share
+//	causal       the newest ID a request has seen, carried in an HTTP header
 //
 // A [Generator] remembers what it issued in a ring of 256 slots indexed by
 // tick mod 256 and takes every ID from it with one compare-and-swap, so it
@@ -50,6 +50,10 @@
 //	logical:1s  counts on from the newest ID       while d ≤ 1s           yes     yes                ahead by ≤ 1s
 //	ring        reuses spare sequence numbers      while spare capacity   yes     no, during rollback never past the newest
 //	ring,wait:5ms,error (default): each in turn
+//
+// [Generator.Observe] orders IDs across services: after it returns, the
+// generator's IDs are greater than the ID it observed, borrowing time ahead
+// of its clock (at most [WithMaxForward]) when the observed ID is ahead.
 //
 // "Exact" and the bounds are those of the clock the generator reads. With
 // a clock that has a monotonic reading (the default system clock and

@@ -32,6 +32,13 @@ var (
 	// [strategies.ErrClockFrozen].
 	ErrClockFrozen = strategies.ErrClockFrozen
 
+	// ErrObservedTooFar is matched (with [errors.Is]) by the error of
+	// [Generator.Observe] for an ID stamped further ahead of the
+	// generator's clock than [WithMaxForward] allows. Use [errors.As] with
+	// a [*strategies.AheadError] to learn how far ahead it was. It is the
+	// same value as [strategies.ErrObservedTooFar].
+	ErrObservedTooFar = strategies.ErrObservedTooFar
+
 	// ErrClosed is returned by [Generator.Next] after [Generator.Close].
 	ErrClosed = errors.New("ringflake: generator closed")
 

@@ -36,7 +36,8 @@ func TestWithExistingID(t *testing.T) {
 	var ee *ringflake.ExistingIDError
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, existing, ee.Existing)
-	assert.Equal(t, old.MinID(cutoverAt)|1<<12, ee.First, "node 1, sequence 0, at the clock's tick")
+	lo, _ := tickBounds(t, old, cutoverAt)
+	assert.Equal(t, lo|1<<12, ee.First, "node 1, sequence 0, at the clock's tick")
 	assert.True(t, ee.At.Equal(cutoverAt))
 
 	// A tick later every node's IDs are above.

@@ -78,7 +78,7 @@ func (g *Generator) fastRun(want uint64) (run, reading) {
 // strategy. h is the horizon the caller loaded: the ceiling of its takes.
 func (g *Generator) fromLane(r reading, h int64, want uint64) (uint64, uint64) {
 	from, limit, ok := g.lane.get(r.now, r.newest)
-	if !ok {
+	if !ok || from < g.floor.Load() { // never below an observed ID
 		return 0, 0
 	}
 	if from == r.newest && from <= limit {

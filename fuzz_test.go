@@ -299,7 +299,9 @@ func FuzzLayoutOrder(f *testing.F) {
 			require.Equal(t, [3]int64{c.tick, node, c.seq}, [3]int64{p.Tick, p.Node, p.Sequence})
 			require.Equal(t, node, c.id.Node(l))
 			require.Equal(t, c.seq, c.id.Sequence(l))
-			require.True(t, l.MinID(p.Time) <= c.id && c.id <= l.MaxID(p.Time))
+			lo, hi, err := l.Bounds(p.Time, p.Time)
+			require.NoError(t, err)
+			require.True(t, lo <= c.id && c.id <= hi)
 		}
 		before := tick1 < tick2 || tick1 == tick2 && seq1 < seq2
 		after := tick1 > tick2 || tick1 == tick2 && seq1 > seq2

@@ -49,9 +49,9 @@ import (
 // IDs per second than letting them fight over one cache line; it goes back
 // to lock-free calls after a tick without collisions.
 //
-// With a [MonotonicClock] (the default system clock is one), the
-// generator reads the cheap monotonic clock on every call and the wall
-// clock once per tick: a step of the wall clock is seen at the latest by
+// With a clock that has a Monotonic method (see [Clock]; the default
+// system clock has one), the generator reads the cheap monotonic clock
+// on every call and the wall clock once per tick: a step of the wall clock is seen at the latest by
 // the first call one tick of monotonic time after it, and until then IDs
 // carry the time the wall clock read before the step.
 type Generator struct {
@@ -68,6 +68,13 @@ type Generator struct {
 	last      int64 // the layout's last tick
 	stable    bool  // the first strategy is TickStable: its plans may go in the lane
 	maxLead   int64 // the most ticks an ID may lead the clock past the newest (a lease's bound)
+	forward   int64 // the most ticks an observed ID may lead the clock (WithMaxForward)
+
+	// floor is the tick below which no ID may be issued any more because
+	// of an ID Observe followed (observe.go), -1 without one: the
+	// observed ID's tick, raised to every tick the generator issues at
+	// while its clock reads behind it.
+	floor atomic.Int64
 
 	serial serial     // serial mode while calls collide (serial.go)
 	line   line       // callers waiting for a tick, in order (line.go)
@@ -121,7 +128,7 @@ type Generator struct {
 //     [Generator.Close] frees the node; so does the garbage collector,
 //     once a generator that was not closed is unreachable.
 func New(node int64, opts ...Option) (*Generator, error) {
-	cfg := config{layout: TwitterLayout(), strategy: strategies.Default(), ahead: DefaultMarkAhead}
+	cfg := config{layout: TwitterLayout(), strategy: strategies.Default(), ahead: DefaultMarkAhead, maxForward: defaultMaxForward}
 	for _, o := range opts {
 		if o == nil {
 			invalidOption(&cfg, "nil Option")
@@ -161,6 +168,7 @@ func New(node int64, opts ...Option) (*Generator, error) {
 		seqShift:  l.seqShift,
 		last:      l.MaxTick(),
 		maxLead:   math.MaxInt64,
+		forward:   int64(cfg.maxForward / l.unit),
 		lease:     cfg.lease,
 		hooks:     cfg.hooks,
 		steps:     strategies.Flatten(cfg.strategy),
@@ -177,6 +185,7 @@ func New(node int64, opts ...Option) (*Generator, error) {
 	g.ring.init(l.seqBits, cfg.seqOffset)
 	g.line.init(uint64(g.layout.MaxSequence()) + 1)
 	g.newest.Store(-1)
+	g.floor.Store(-1)
 	g.src.init(cfg.clock, now, l.epoch, l.unit, &g.stats, &g.newest)
 	g.waits.start = g.src.start
 	// The node first, so that a second generator on it is refused before
@@ -332,7 +341,7 @@ func (g *Generator) Close(ctx context.Context) error {
 	// may hide IDs of that run.
 	newest := max(g.newest.Load(), sealed)
 	_, now := g.src.readTick()
-	mark := g.markOf(max(newest, g.mark.reserved), max(newest, now))
+	mark := g.markOf(max(newest, g.mark.reserved), g.since(now, newest))
 	if err := g.mark.store.SaveMark(ctx, mark); err != nil {
 		return errors.Join(notSaved(err), g.releaseMark())
 	}

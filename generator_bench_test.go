@@ -61,3 +61,57 @@ func BenchmarkNext(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkObserve measures Observe on the system clock: of an ID behind
+// the generator's floor (the common case: nothing moves), and a hop of a
+// causal chain between two generators — Observe the other's newest ID,
+// then Next — in a layout whose sequence sorts above the node, so that a
+// hop within one tick takes the next sequence number, not the next tick.
+func BenchmarkObserve(b *testing.B) {
+	layout, err := ringflake.ParseLayout("twitter,node=1,seq=21,order=time,seq,node")
+	if err != nil {
+		b.Fatal(err)
+	}
+	newGen := func(b *testing.B, node int64) *ringflake.Generator {
+		g, err := ringflake.New(node, ringflake.WithLayout(layout))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = g.Close(b.Context()) })
+		return g
+	}
+	b.Run("behind", func(b *testing.B) {
+		g := newGen(b, 0)
+		old, err := g.Next()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := g.Observe(old); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("hop", func(b *testing.B) {
+		gs := [2]*ringflake.Generator{newGen(b, 0), newGen(b, 1)}
+		var prev ringflake.ID
+		i := 0
+		b.ReportAllocs()
+		for b.Loop() {
+			g := gs[i&1]
+			i++
+			if err := g.Observe(prev); err != nil {
+				b.Fatal(err)
+			}
+			id, err := g.Next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if id <= prev {
+				b.Fatalf("hop %d: %d after %d", i, id, prev)
+			}
+			prev = id
+		}
+	})
+}

@@ -112,7 +112,7 @@ func (g *Generator) saveMark(tick int64) (<-chan struct{}, error) {
 	}
 	target := min(tick+m.aheadTicks, g.last)
 	_, now := g.src.readTick()
-	mark := g.markOf(target, max(now, g.newest.Load()))
+	mark := g.markOf(target, g.since(now, g.newest.Load()))
 	done := make(chan struct{})
 	m.saving = done
 	go func() {
@@ -131,6 +131,18 @@ func (g *Generator) saveMark(tick int64) (<-chan struct{}, error) {
 		close(done)
 	}()
 	return done, nil
+}
+
+// since returns the tick a mark saved when the clock reads now and the
+// newest tick issued is newest says the generator knew of: the newest
+// tick, unless the generator leads its clock because of an observed ID
+// (observe.go) — then the clock, so that a restart treats that lead as a
+// reservation to wait out or borrow across, not as a rollback.
+func (g *Generator) since(now, newest int64) int64 {
+	if now < g.floor.Load() {
+		return now
+	}
+	return max(now, newest)
 }
 
 // markOf returns the mark that nothing was issued after tick limit, and

@@ -269,27 +269,18 @@ func (l Layout) compose(tick, node, seq int64) ID {
 	return ID(tick<<l.timeShift | node<<l.nodeShift | seq<<l.seqShift)
 }
 
-// MinID returns the smallest ID any node can stamp in the tick of t: the
-// tick's ID with node 0 and sequence 0. MaxID returns the largest: every
+// minID returns the smallest ID any node can stamp in the tick of t: the
+// tick's ID with node 0 and sequence 0. maxID returns the largest: every
 // node and sequence bit set. In either field order every ID of the tick
-// lies between the two, so
-//
-//	WHERE id BETWEEN l.MinID(from) AND l.MaxID(to)
-//
-// selects the IDs stamped from the start of from's tick to the end of
-// to's tick (see [Layout.Bounds], which also says when no ID can match).
-//
-// Times outside the layout saturate: a time before the epoch counts as
-// the first tick and a time past [Layout.Last] as the last one, so MinID
-// of an earlier time is 0 and MaxID of a later time is the layout's
-// largest ID. The zero Layout returns 0.
-func (l Layout) MinID(t time.Time) ID {
+// lies between the two. Times outside the layout saturate to its first
+// or last tick. The zero Layout returns 0.
+func (l Layout) minID(t time.Time) ID {
 	return l.compose(l.clampTick(t), 0, 0)
 }
 
-// MaxID returns the largest ID any node can stamp in the tick of t; see
-// [Layout.MinID].
-func (l Layout) MaxID(t time.Time) ID {
+// maxID returns the largest ID any node can stamp in the tick of t; see
+// minID.
+func (l Layout) maxID(t time.Time) ID {
 	if l.IsZero() {
 		return 0
 	}
@@ -306,12 +297,17 @@ func (l Layout) clampTick(t time.Time) int64 {
 
 // Bounds returns the smallest and largest IDs stamped from the start of
 // from's tick to the end of to's tick, for a query such as
-// WHERE id BETWEEN lo AND hi: lo is [Layout.MinID] of from and hi
-// [Layout.MaxID] of to. When from's tick comes after to's, lo is greater
-// than hi and BETWEEN matches nothing.
 //
-// Errors say when no ID of the layout can fall in the range, where
-// MinID and MaxID alone would saturate to a tick outside it: to is before
+//	WHERE id BETWEEN lo AND hi
+//
+// lo is the ID of from's tick with node 0 and sequence 0, hi the ID of
+// to's tick with every node and sequence bit set: in either field order
+// every ID of those ticks lies between the two. Bounds(t, t) bounds the
+// IDs of t's tick. When from's tick comes after to's, lo is greater than
+// hi and BETWEEN matches nothing. A from before the epoch counts as the
+// first tick and a to past [Layout.Last] as the last one.
+//
+// Errors say when no ID of the layout can fall in the range: to is before
 // the epoch ([ErrBeforeEpoch]) or from is past the layout's last tick
 // ([ErrLayoutExpired]). The zero Layout is [ErrInvalidLayout].
 func (l Layout) Bounds(from, to time.Time) (lo, hi ID, err error) {
@@ -323,7 +319,7 @@ func (l Layout) Bounds(from, to time.Time) (lo, hi ID, err error) {
 	case l.Tick(from) > l.MaxTick():
 		return 0, 0, &timeError{err: ErrLayoutExpired, at: from, edge: l.Last()}
 	}
-	return l.MinID(from), l.MaxID(to), nil
+	return l.minID(from), l.maxID(to), nil
 }
 
 // timeLeft returns how long after now the layout's last tick ends, or 0

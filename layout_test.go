@@ -352,13 +352,22 @@ func TestParseLayoutOrderRejects(t *testing.T) {
 	assert.Equal(t, "Order(7)", ringflake.Order(7).String())
 }
 
-// MinID and MaxID bound a tick's IDs for every node and sequence, in both
-// field orders, and saturate outside the layout.
-func TestMinMaxID(t *testing.T) {
+// tickBounds returns Bounds(at, at): the smallest and largest ID of at's
+// tick.
+func tickBounds(t testing.TB, l ringflake.Layout, at time.Time) (lo, hi ringflake.ID) {
+	t.Helper()
+	lo, hi, err := l.Bounds(at, at)
+	require.NoError(t, err)
+	return lo, hi
+}
+
+// Bounds of one tick bound its IDs for every node and sequence, in both
+// field orders, and saturate at the layout's ends.
+func TestTickBounds(t *testing.T) {
 	for _, l := range orderedPresets(t) {
 		t.Run(l.String(), func(t *testing.T) {
 			at := l.Spec().Epoch.Add(1000*l.Spec().Unit + l.Spec().Unit/2)
-			lo, hi := l.MinID(at), l.MaxID(at)
+			lo, hi := tickBounds(t, l, at)
 			for _, node := range []int64{0, 1, l.MaxNode()} {
 				for _, seq := range []int64{0, 1, l.MaxSequence()} {
 					id, err := l.Compose(at, node, seq)
@@ -372,19 +381,20 @@ func TestMinMaxID(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, first, lo)
 			assert.Equal(t, last, hi)
-			assert.Equal(t, hi+1, l.MinID(at.Add(l.Spec().Unit)), "the next tick starts right above")
+			next, _ := tickBounds(t, l, at.Add(l.Spec().Unit))
+			assert.Equal(t, hi+1, next, "the next tick starts right above")
 			assert.True(t, lo.Time(l).Equal(l.TickTime(1000)))
 
-			assert.Equal(t, ringflake.ID(0), l.MinID(l.Spec().Epoch.Add(-time.Hour)))
-			assert.Equal(t, l.MaxID(l.Spec().Epoch), l.MaxID(l.Spec().Epoch.Add(-time.Hour)))
+			lo, _, err = l.Bounds(l.Spec().Epoch.Add(-time.Hour), l.Spec().Epoch)
+			require.NoError(t, err)
+			assert.Equal(t, ringflake.ID(0), lo, "before the epoch saturates to the first tick")
 			largest, err := l.Compose(l.Last(), l.MaxNode(), l.MaxSequence())
 			require.NoError(t, err)
-			assert.Equal(t, largest, l.MaxID(l.Last().Add(time.Hour)))
-			assert.Equal(t, l.MinID(l.Last()), l.MinID(l.Last().Add(time.Hour)))
+			_, hi, err = l.Bounds(l.Last(), l.Last().Add(time.Hour))
+			require.NoError(t, err)
+			assert.Equal(t, largest, hi, "past the last tick saturates to it")
 		})
 	}
-	assert.Zero(t, ringflake.Layout{}.MinID(time.Now()))
-	assert.Zero(t, ringflake.Layout{}.MaxID(time.Now()))
 }
 
 func TestBounds(t *testing.T) {
@@ -393,8 +403,10 @@ func TestBounds(t *testing.T) {
 	to := from.Add(time.Hour)
 	lo, hi, err := l.Bounds(from, to)
 	require.NoError(t, err)
-	assert.Equal(t, l.MinID(from), lo)
-	assert.Equal(t, l.MaxID(to), hi)
+	first, _ := tickBounds(t, l, from)
+	_, last := tickBounds(t, l, to)
+	assert.Equal(t, first, lo)
+	assert.Equal(t, last, hi)
 
 	lo, hi, err = l.Bounds(to, from)
 	require.NoError(t, err)

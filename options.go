@@ -26,6 +26,9 @@ type config struct {
 
 	existing    ID   // WithExistingID
 	existingSet bool // WithExistingID was given
+
+	maxForward    time.Duration // WithMaxForward
+	maxForwardSet bool          // WithMaxForward was given
 }
 
 type optionFunc func(*config)
@@ -125,6 +128,9 @@ func (cfg *config) useLease(node int64) error {
 	if err := checkLead(cfg.lease, cfg.strategy); err != nil {
 		return err
 	}
+	if err := cfg.checkForward(); err != nil {
+		return err
+	}
 	store, ok := cfg.lease.(MarkStore)
 	if !ok {
 		return nil
@@ -187,4 +193,47 @@ func WithExistingID(id ID) Option {
 		}
 		cfg.existing, cfg.existingSet = id, true
 	})
+}
+
+// defaultMaxForward is how far ahead of its clock an ID may be for
+// [Generator.Observe] to follow it, unless [WithMaxForward] says otherwise
+// (or a lease's MaxLead is shorter).
+const defaultMaxForward = time.Second
+
+// WithMaxForward sets how far ahead of the generator's clock an ID given
+// to [Generator.Observe] may be stamped: an ID further ahead is refused
+// with [ErrObservedTooFar] and changes nothing, so that one ID from a
+// host whose clock is far ahead (or a forged one) cannot drag this
+// generator's IDs into the future. It is also the most the generator's
+// IDs lead its clock because of what it observed. The default is 1 s, or
+// a lease's MaxLead when that is shorter. Zero makes Observe follow only
+// IDs that are not ahead of the clock. [New] fails with
+// [ErrInvalidOption] for a negative d, and for a d above the MaxLead of
+// a lease that bounds its fleet's lead (see [WithLease]): a restarted
+// holder of the node id starts only that far above the clock of a holder
+// whose lease a forgetful server lost, as for the logical strategy.
+func WithMaxForward(d time.Duration) Option {
+	return optionFunc(func(cfg *config) {
+		if d < 0 {
+			invalidOption(cfg, "WithMaxForward(%v): want zero or more", d)
+			return
+		}
+		cfg.maxForward, cfg.maxForwardSet = d, true
+	})
+}
+
+// checkForward checks WithMaxForward against the lease's bound on the
+// lead, and lowers the default to it.
+func (cfg *config) checkForward() error {
+	bound, ok := cfg.lease.(interface{ MaxLead() time.Duration })
+	if !ok {
+		return nil
+	}
+	maxLead := bound.MaxLead()
+	if cfg.maxForwardSet && cfg.maxForward > maxLead {
+		return fmt.Errorf("%w: WithMaxForward(%v) is more than the lease's MaxLead %v: observed IDs could lead the clock further than the lease allows; use at most %v",
+			ErrInvalidOption, cfg.maxForward, maxLead, maxLead)
+	}
+	cfg.maxForward = min(cfg.maxForward, maxLead)
+	return nil
 }

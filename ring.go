@@ -66,6 +66,11 @@ type ring struct {
 	// retired counts the IDs of ticks whose slot a later tick took over:
 	// with the IDs still in the slots, every ID this ring issued.
 	retired atomic.Uint64
+
+	// burned counts the pairs Generator.Observe took out of the ring
+	// without issuing them: retired and the slots count them, issued
+	// leaves them out.
+	burned atomic.Uint64
 }
 
 // sealed is the value seal puts in every slot: greater than any pair, so
@@ -317,7 +322,7 @@ func (r *ring) issued() uint64 {
 			n += r.count(v)
 		}
 	}
-	return n
+	return subFloor(n, r.burned.Load())
 }
 
 // reused returns the number of IDs the ring reused during rollbacks.

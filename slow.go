@@ -88,6 +88,17 @@ func (g *Generator) resolve(ctx context.Context, c *call) (run, error) {
 			return run{}, err
 		}
 
+		// 1b. Behind the floor an observed ID set: lead (observe.go).
+		if f := g.floor.Load(); c.now < f {
+			out, ok, err := g.lead(ctx, c, f)
+			if err != nil || out.n > 0 {
+				return out, err
+			}
+			if ok {
+				continue
+			}
+		}
+
 		// 2. The situation.
 		s := g.situation(c)
 
@@ -220,6 +231,7 @@ func (g *Generator) ask(ctx context.Context, c *call, s strategies.Situation) (r
 			c.step = i
 		}
 		if from, limit, ok := p.Range(); ok {
+			from = max(from, g.floor.Load()) // never below an observed ID
 			if limit <= s.Newest {
 				// Reusing: never past an ID issued. (A call that waited
 				// for a tick is behind that tick when the clock steps

@@ -17,8 +17,8 @@ type Stats struct {
 	Issued uint64
 
 	// Rollbacks is the number of times the wall clock was seen to step
-	// back, and LargestRollback the largest step. With a MonotonicClock a
-	// step is measured against the monotonic clock when the generator
+	// back, and LargestRollback the largest step. With a Monotonic clock
+	// (see Clock) a step is measured against the monotonic clock when the generator
 	// re-syncs, once per tick, and counts when it moves the reading into
 	// an earlier tick. Without one, readings are compared call to call,
 	// and only steps of a whole tick or more count (concurrent calls read
@@ -27,7 +27,7 @@ type Stats struct {
 	LargestRollback time.Duration
 
 	// Freezes is the number of times the wall clock was seen to stand
-	// still while the monotonic clock ran on (with a MonotonicClock, at a
+	// still while the monotonic clock ran on (with a Monotonic clock, at a
 	// re-sync); a freeze is not counted in Rollbacks.
 	Freezes uint64
 
@@ -77,6 +77,16 @@ type Stats struct {
 	// it long before it nears zero: changing a layout means a migration
 	// (see CheckMigration).
 	TimeLeft time.Duration
+
+	// Observed counts the calls of [Generator.Observe]; ObserveMoved
+	// those that moved the generator forward (its floor or newest tick),
+	// ObserveRefused those that failed (an ID too far ahead, an invalid
+	// ID, a closed generator). ObserveJump is the furthest ahead of the
+	// clock an observed ID moved the floor (zero when none was ahead).
+	Observed       uint64
+	ObserveMoved   uint64
+	ObserveRefused uint64
+	ObserveJump    time.Duration
 }
 
 // ErrorCounts counts a generator's failed calls by the sentinel their
@@ -110,6 +120,11 @@ type counters struct {
 	reservationWaits  atomic.Uint64
 	reservationWaited atomic.Int64  // ns
 	abandoned         atomic.Uint64 // places in line taken from the ring and never issued
+
+	observed       atomic.Uint64
+	observeMoved   atomic.Uint64
+	observeRefused atomic.Uint64
+	observeJump    atomic.Int64 // ticks
 }
 
 type errKind int
@@ -189,6 +204,11 @@ func (g *Generator) Stats() Stats {
 		Waited:          time.Duration(c.waited.Load()),
 		TickWaits:       c.tickWaits.Load(),
 		TickWaited:      time.Duration(c.tickWaited.Load()),
+
+		Observed:       c.observed.Load(),
+		ObserveMoved:   c.observeMoved.Load(),
+		ObserveRefused: c.observeRefused.Load(),
+		ObserveJump:    time.Duration(c.observeJump.Load()) * g.layout.unit,
 
 		ReservationWaits:  c.reservationWaits.Load(),
 		ReservationWaited: time.Duration(c.reservationWaited.Load()),

@@ -93,8 +93,8 @@ func newBwmarrin(nodeBits, stepBits uint8) (*snowflake.Node, error) {
 // SteppedClock is the system clock with a wall clock that can be stepped
 // back while the process runs, as an NTP step would: Now reads time.Now()
 // minus the step, Monotonic reads the monotonic clock since the clock was
-// made, After is time.After. It is a [ringflake.MonotonicClock], so a
-// generator reads its monotonic clock on every call and its wall clock
+// made, After is time.After. It has the optional Monotonic method of a
+// [ringflake.Clock], so a generator reads its monotonic clock on every call and its wall clock
 // once per tick, like the default clock. It is safe for concurrent use.
 type SteppedClock struct {
 	start time.Time

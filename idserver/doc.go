@@ -24,7 +24,10 @@
 //	/metrics               only with [WithMetricsHandler]: that handler's answer
 //
 // /v1/id and /v1/ids take format=NAME, an encoding of
-// encodings.Parse (dec, the default, hex, base32, base58, …);
+// encodings.Parse (dec, the default, hex, base32, base58, …), and
+// after=ID: the answer's IDs are greater than ID, an ID of any node in
+// that encoding or decimal (ringflake.Generator.Observe; an ID too far
+// ahead of the clock is a 400 with [CodeTooFarAhead] and issues nothing);
 // /v1/parse/{id} takes format= for the ID it reads (which may
 // also name its own encoding, NAME:TEXT, or be 0x and hex digits) and
 // layout= (the generator's by default). Any other query parameter, on

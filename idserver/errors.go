@@ -52,6 +52,10 @@ const (
 	// layout, a malformed ID, a query parameter the route does not take
 	// or one given twice. The message says which.
 	CodeBadRequest = "bad_request"
+	// CodeTooFarAhead (400): the ID of after= is further ahead of the
+	// server's clock than its bound (ringflake.ErrObservedTooFar): the
+	// caller's clock, or the ID, is off. Nothing was issued.
+	CodeTooFarAhead = "too_far_ahead"
 	// CodeNotFound (404): no route serves the path.
 	CodeNotFound = "not_found"
 	// CodeMethodNotAllowed (405): the route does not take the method; the

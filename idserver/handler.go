@@ -282,7 +282,12 @@ type request struct {
 	n      int // /v1/ids
 	enc    encodings.Encoding
 	opaque textOpaque // format=opaque or opaque-number: enc is not used
-	layout ringflake.Layout
+
+	// after is the ID of after=, which the answer's IDs must follow
+	// (Generator.Observe); hasAfter says it was given.
+	after    ringflake.ID
+	hasAfter bool
+	layout   ringflake.Layout
 }
 
 // textOpaque is a public ID form of a request: none, the text, or the
@@ -346,6 +351,17 @@ func (h *Handler) read(w http.ResponseWriter, r *http.Request, route string, all
 	if err == nil && q.set&paramLayout != 0 {
 		req.layout, err = q.parseLayout()
 	}
+	if err == nil && q.set&paramAfter != 0 {
+		if req.opaque != notOpaque {
+			// A client of public IDs passes on the public ID it saw.
+			if req.after, err = h.parseID(q.after, req); err != nil {
+				err = fmt.Errorf("after=%q: %w", q.after, err)
+			}
+		} else {
+			req.after, err = q.afterID(req.enc)
+		}
+		req.hasAfter = true
+	}
 	if err != nil {
 		badRequest(w, err)
 		return req, false
@@ -365,8 +381,8 @@ func (h *Handler) send(w http.ResponseWriter, bp *[]byte, b []byte) {
 }
 
 func (h *Handler) serveID(w http.ResponseWriter, r *http.Request) {
-	req, ok := h.read(w, r, RouteID, paramFormat)
-	if !ok {
+	req, ok := h.read(w, r, RouteID, paramFormat|paramAfter)
+	if !ok || !h.follow(w, req) {
 		return
 	}
 	id, err := h.gen.NextContext(r.Context())
@@ -383,8 +399,8 @@ func (h *Handler) serveID(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) serveIDs(w http.ResponseWriter, r *http.Request) {
-	req, ok := h.read(w, r, RouteIDs, paramN|paramFormat)
-	if !ok {
+	req, ok := h.read(w, r, RouteIDs, paramN|paramFormat|paramAfter)
+	if !ok || !h.follow(w, req) {
 		return
 	}
 	ip := h.ids.Get().(*[]ringflake.ID)
@@ -526,4 +542,26 @@ func unavailable(w http.ResponseWriter, err error) {
 		w.Header().Set("Retry-After", strconv.FormatInt(int64(max(time.Second, rb.Behind+time.Second-1)/time.Second), 10))
 	}
 	writeError(w, http.StatusServiceUnavailable, message(err), ErrorCode(err))
+}
+
+// follow makes the answer's IDs follow after=, when given: an ID the
+// generator refuses (too far ahead of its clock, or not of its layout) is
+// a 400 that issues nothing. It writes the error itself and then returns
+// false.
+func (h *Handler) follow(w http.ResponseWriter, req request) bool {
+	if !req.hasAfter {
+		return true
+	}
+	err := h.gen.Observe(req.after)
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, ringflake.ErrObservedTooFar):
+		writeError(w, http.StatusBadRequest, "after: "+message(err), CodeTooFarAhead)
+	case errors.Is(err, ringflake.ErrClosed):
+		h.failed(w, err)
+	default:
+		badRequest(w, fmt.Errorf("after: %s", message(err)))
+	}
+	return false
 }

@@ -17,6 +17,7 @@ const (
 	paramN param = 1 << iota
 	paramFormat
 	paramLayout
+	paramAfter
 )
 
 // names lists the parameters of set: "n and format", or says there are
@@ -29,7 +30,7 @@ func (set param) names() string {
 	for _, p := range []struct {
 		bit  param
 		name string
-	}{{paramN, "n"}, {paramFormat, "format"}, {paramLayout, "layout"}} {
+	}{{paramN, "n"}, {paramFormat, "format"}, {paramLayout, "layout"}, {paramAfter, "after"}} {
 		if set&p.bit != 0 {
 			names = append(names, p.name)
 		}
@@ -39,8 +40,8 @@ func (set param) names() string {
 
 // query holds the parameters of a request.
 type query struct {
-	set               param // the parameters given
-	n, format, layout string
+	set                      param // the parameters given
+	n, format, layout, after string
 }
 
 // readQuery reads a raw query of the endpoint route, which takes the
@@ -74,6 +75,8 @@ func readQuery(raw, route string, allow param) (query, error) {
 			bit, dst = paramFormat, &q.format
 		case "layout":
 			bit, dst = paramLayout, &q.layout
+		case "after":
+			bit, dst = paramAfter, &q.after
 		}
 		switch {
 		case allow&bit == 0:
@@ -130,4 +133,17 @@ func (q query) count(max int) (int, error) {
 		return 0, fmt.Errorf("n=%q: want a number from 1 to %d", q.n, max)
 	}
 	return n, nil
+}
+
+// afterID returns the ID of after=, decimal or in the request's format
+// (as the IDs of the answer are), which the IDs of the answer must follow.
+func (q query) afterID(enc encodings.Encoding) (ringflake.ID, error) {
+	id, err := enc.Parse(q.after)
+	if err != nil {
+		if id, err2 := ringflake.Parse(q.after); err2 == nil {
+			return id, nil
+		}
+		return 0, fmt.Errorf("after=%q: %s", q.after, message(err))
+	}
+	return id, nil
 }

@@ -25,8 +25,10 @@ func TestCheckMigrationSameLayout(t *testing.T) {
 	m, err := layoutplan.CheckMigration(l, l, cutoverAt)
 	require.NoError(t, err)
 	assert.True(t, m.OK)
-	assert.Equal(t, l.MinID(cutoverAt), m.First)
-	assert.Equal(t, l.MaxID(cutoverAt.Add(-time.Millisecond)), m.Last)
+	first, _ := tickIDs(t, l, cutoverAt)
+	_, last := tickIDs(t, l, cutoverAt.Add(-time.Millisecond))
+	assert.Equal(t, first, m.First)
+	assert.Equal(t, last, m.Last)
 	assert.Equal(t, m.First-1, m.Last, "the ticks meet")
 	assert.Equal(t, cutoverAt, m.Cutover)
 	assert.Equal(t, cutoverAt, m.CatchUp)
@@ -49,8 +51,10 @@ func TestCheckMigrationLaterEpochBreaks(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, m.OK)
 	assert.Equal(t, cutoverAt, m.At)
-	assert.Equal(t, to.MinID(cutoverAt), m.First)
-	assert.Equal(t, from.MaxID(cutoverAt.Add(-time.Millisecond)), m.Last)
+	first, _ := tickIDs(t, to, cutoverAt)
+	_, last := tickIDs(t, from, cutoverAt.Add(-time.Millisecond))
+	assert.Equal(t, first, m.First)
+	assert.Equal(t, last, m.Last)
 	assert.Less(t, m.First, m.Last)
 	assert.True(t, m.Cutover.IsZero(), "no cut-over works: %v", m.Cutover)
 	// The new IDs pass the old ones when the new layout has counted as
@@ -75,8 +79,10 @@ func TestCheckMigrationSonyflakeToV2(t *testing.T) {
 	// Check the answer: from CatchUp on, v2's IDs are above every v1 ID
 	// issued before the cut-over; a tick earlier they are not.
 	v2 := ringflake.SonyflakeV2Layout()
-	assert.Greater(t, v2.MinID(m.CatchUp), m.Last)
-	assert.LessOrEqual(t, v2.MinID(m.CatchUp.Add(-v2.Spec().Unit)), m.Last)
+	atCatchUp, _ := tickIDs(t, v2, m.CatchUp)
+	before, _ := tickIDs(t, v2, m.CatchUp.Add(-v2.Spec().Unit))
+	assert.Greater(t, atCatchUp, m.Last)
+	assert.LessOrEqual(t, before, m.Last)
 }
 
 // A layout whose IDs grow faster catches up with the old one: the
@@ -142,4 +148,20 @@ func TestCheckMigrationEdges(t *testing.T) {
 	require.ErrorIs(t, err, ringflake.ErrInvalidLayout)
 	_, err = layoutplan.CheckMigration(tw, ringflake.Layout{}, cutoverAt)
 	require.ErrorIs(t, err, ringflake.ErrInvalidLayout)
+}
+
+// tickIDs returns the smallest and largest ID of ts's tick, saturating
+// outside the layout: Layout.Bounds, whose ends saturate, of one tick.
+func tickIDs(t testing.TB, l ringflake.Layout, ts time.Time) (lo, hi ringflake.ID) {
+	t.Helper()
+	from, to := ts, ts
+	if from.After(l.Last()) {
+		from = l.Last()
+	}
+	if to.Before(l.Spec().Epoch) {
+		to = l.Spec().Epoch
+	}
+	lo, hi, err := l.Bounds(from, to)
+	require.NoError(t, err)
+	return lo, hi
 }

@@ -103,7 +103,9 @@ func extremeIDs(t *testing.T) []ringflake.ID {
 	for _, l := range ringflake.Presets() {
 		mid := l.Spec().Epoch.Add(l.Last().Sub(l.Spec().Epoch) / 2)
 		for _, at := range []time.Time{l.Spec().Epoch, mid, l.Last()} {
-			ids = append(ids, l.MinID(at), l.MaxID(at))
+			lo, hi, err := l.Bounds(at, at)
+			require.NoError(t, err)
+			ids = append(ids, lo, hi)
 			for _, node := range []int64{0, l.MaxNode()} {
 				for _, seq := range []int64{0, l.MaxSequence()} {
 					id, err := l.Compose(at, node, seq)

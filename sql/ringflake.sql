@@ -24,7 +24,7 @@
 --   WHERE id BETWEEN ringflake_min_id('2026-01-01+00', '2010-11-04 01:42:54.657+00', 1, 41, 10, 12)
 --                AND ringflake_max_id('2026-01-31 23:59:59.999+00', '2010-11-04 01:42:54.657+00', 1, 41, 10, 12);
 --
--- They agree with the Go package (Layout.Decompose, MinID, MaxID): an ID
+-- They agree with the Go package (Layout.Decompose, Layout.Bounds): an ID
 -- that is negative or uses bits above the layout's width is an error, as is
 -- a layout NewLayout rejects; a timestamp outside the layout's lifetime
 -- saturates to its first or last tick in ringflake_min_id and

@@ -112,7 +112,9 @@ func TestSQLOpaqueAgreesWithGo(t *testing.T) {
 	require.NoError(t, err)
 	ids := []ringflake.ID{0, 1, math.MaxInt64}
 	for _, p := range ringflake.Presets() {
-		ids = append(ids, p.MinID(p.Spec().Epoch), p.MaxID(p.Last()))
+		lo, hi, err := p.Bounds(p.Spec().Epoch, p.Last())
+		require.NoError(t, err)
+		ids = append(ids, lo, hi)
 	}
 	for i := range ringflake.ID(20_000) {
 		ids = append(ids, first+i)

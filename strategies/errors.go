@@ -89,3 +89,28 @@ func (e *StrategyError) Error() string {
 
 // Is reports whether target is [ErrInvalidStrategy].
 func (e *StrategyError) Is(target error) bool { return target == ErrInvalidStrategy }
+
+// ErrObservedTooFar is matched (with [errors.Is]) by the error of
+// ringflake's Generator.Observe for an ID stamped further ahead of the
+// generator's clock than its bound (WithMaxForward). The distance is
+// reachable with [errors.As] and an [*AheadError]. It lives here, next to
+// [ErrClockRollback], because it is the other side of the same question:
+// how far an ID may be from the clock.
+var ErrObservedTooFar = errors.New("ringflake: observed ID too far ahead of the clock")
+
+// AheadError reports an observed ID stamped further ahead of the clock
+// than the generator may follow. It matches [ErrObservedTooFar] with
+// [errors.Is].
+type AheadError struct {
+	// Ahead is how far the ID's time is ahead of the clock's reading.
+	Ahead time.Duration
+	// Max is the bound it exceeds (WithMaxForward).
+	Max time.Duration
+}
+
+func (e *AheadError) Error() string {
+	return fmt.Sprintf("ringflake: observed ID too far ahead of the clock: %v ahead, more than the bound %v", e.Ahead, e.Max)
+}
+
+// Is reports whether target is [ErrObservedTooFar].
+func (e *AheadError) Is(target error) bool { return target == ErrObservedTooFar }

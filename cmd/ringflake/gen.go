@@ -135,9 +135,18 @@ func newOutageLog(w io.Writer) *outageLog {
 }
 
 // failed tells of a call that failed with err, after which the run goes on
-// doing what next says.
+// doing what next says. Its cause is the kind of failure — the lease does
+// not hold the id, or the mark could not be saved — whatever the server's
+// words (a connection reset, then a deadline, are one cause); the line
+// gives the words of the first.
 func (o *outageLog) failed(err error, next string) {
-	cause := trimPrefix(err.Error())
+	cause := err.Error()
+	switch {
+	case errors.Is(err, ringflake.ErrLeaseLost):
+		cause = "lease lost"
+	case errors.Is(err, ringflake.ErrMarkNotSaved):
+		cause = "mark not saved"
+	}
 	if o.since.IsZero() {
 		o.since = o.now()
 	}
@@ -145,7 +154,7 @@ func (o *outageLog) failed(err error, next string) {
 		return
 	}
 	o.seen[cause] = true
-	fmt.Fprintf(o.w, "ringflake: %s; %s\n", cause, next)
+	fmt.Fprintf(o.w, "ringflake: %s; %s\n", trimPrefix(err.Error()), next)
 }
 
 // resumed tells that a call issued IDs again, if an outage was under way.

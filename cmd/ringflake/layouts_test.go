@@ -111,7 +111,9 @@ func TestBounds(t *testing.T) {
 			assert.Equal(t, [2]int64{l.MaxNode(), l.MaxSequence()}, [2]int64{got[1].Node, got[1].Sequence})
 			end := got[1].Time.Add(l.Spec().Unit)
 			assert.True(t, end.After(to), "the tick ends after TO")
-			assert.Equal(t, l.MinID(end), got[1].ID+1, "and the next ID is the next tick's first")
+			next, _, err := l.Bounds(end, end)
+			require.NoError(t, err)
+			assert.Equal(t, next, got[1].ID+1, "and the next ID is the next tick's first")
 		})
 	}
 

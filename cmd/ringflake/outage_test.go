@@ -27,7 +27,9 @@ func TestOutageLogLines(t *testing.T) {
 		o.failed(lost, "waiting for the lease to hold its id again")
 		at = at.Add(100 * time.Millisecond)
 	}
-	o.failed(fmt.Errorf("%w: redislease: dial tcp 127.0.0.1:6379: connection refused", ringflake.ErrMarkNotSaved), "trying again, up to 3 times")
+	refused := fmt.Errorf("%w: redislease: dial tcp 127.0.0.1:6379: connection refused", ringflake.ErrMarkNotSaved)
+	o.failed(refused, "trying again, up to 3 times")
+	o.failed(fmt.Errorf("%w: redislease: context deadline exceeded", ringflake.ErrMarkNotSaved), "trying again, up to 3 times")
 	o.failed(lost, "waiting for the lease to hold its id again")
 	o.resumed()
 	o.resumed()
@@ -36,7 +38,7 @@ func TestOutageLogLines(t *testing.T) {
 		"ringflake: high-water mark not saved: node id lease lost: redislease: node 2 is not held by this lease; waiting for the lease to hold its id again",
 		"ringflake: high-water mark not saved: redislease: dial tcp 127.0.0.1:6379: connection refused; trying again, up to 3 times",
 		"ringflake: issuing again after 3s",
-	}, strings.Split(strings.TrimSpace(buf.String()), "\n"))
+	}, strings.Split(strings.TrimSpace(buf.String()), "\n"), "one line per kind of failure: another server's words are the same cause")
 
 	buf.Reset()
 	o.failed(lost, "waiting for the lease to hold its id again")

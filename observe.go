@@ -1,0 +1,161 @@
+package ringflake
+
+import (
+	"context"
+	"time"
+
+	"github.com/ringflake/ringflake/strategies"
+)
+
+// Observe makes every ID that [Generator.Next], [Generator.NextContext]
+// and [Generator.NextN] issue after it returns nil greater than id, an
+// ID of the same layout issued by any node: a hybrid logical clock on top
+// of the ring. Call it with the newest ID a request, message or reply
+// carried before issuing the IDs it causes, and those IDs sort after
+// their cause even when this host's clock is behind the one that issued
+// id, or when both fall in one tick and the node bits would decide.
+//
+// It moves the generator's floor to id — to id itself, not only its
+// tick: at id's tick the generator issues only sequence numbers whose
+// IDs are greater than id in the layout's field order, or none when its
+// node bits sort below id's (time,node,seq order) — and never moves it
+// back. While the clock reads behind the floor, calls issue at the
+// newest tick issued and count on from there, borrowing ticks ahead of
+// the clock as the logical strategy does, up to the clock plus
+// [WithMaxForward]; a borrowed tick is covered by the saved high-water
+// mark before any ID is issued there (calls wait for the save), so a
+// crash and restart never repeats one. Observe itself issues nothing,
+// saves nothing and never waits. An id at or below the floor changes
+// nothing.
+//
+// How it composes with the strategies: the lead Observe causes is not a
+// rollback, so no strategy is asked about it — under "error" or "wait"
+// the borrowed ticks are the only lead the generator ever has, and a
+// tick whose sequence is used up while leading is followed by the next
+// one, not by a wait, until the bound; at the bound, calls wait for the
+// clock's next tick. The ring strategy (and a chain's ring step) never
+// reuses a tick below the floor. A rollback while the generator leads is
+// absorbed as long as the newest tick stays within WithMaxForward of the
+// clock (it is still counted in [Stats].Rollbacks); beyond that the
+// strategy decides as for any rollback, and still never goes below the
+// floor. The lead shows in [Stats].Borrowed and MaxLead, and the
+// observations in the Observe* fields.
+//
+// Errors:
+//   - [ErrObservedTooFar] (a [*strategies.AheadError] telling how far
+//     ahead): id is stamped further ahead of the generator's clock than
+//     WithMaxForward. The generator is left exactly as it was.
+//   - [ErrInvalidID]: id is negative or does not fit the layout.
+//   - [ErrClosed]: after [Generator.Close].
+//
+// Observe is safe for concurrent use with every other method, and costs
+// a clock read and a few atomic operations; it allocates nothing unless
+// it fails.
+func (g *Generator) Observe(id ID) error {
+	c := &g.stats
+	c.observed.Add(1)
+	if g.closed.Load() {
+		c.observeRefused.Add(1)
+		return ErrClosed
+	}
+	l := g.layout
+	if id < 0 || int64(id)>>l.width != 0 {
+		c.observeRefused.Add(1)
+		_, err := l.Decompose(id)
+		return err
+	}
+	t := id.tick(l)
+	if t < g.floor.Load() {
+		return nil // no call issues below the floor any more: nothing to do
+	}
+	e, now := g.src.readTick()
+	if t-now > g.forward {
+		c.observeRefused.Add(1)
+		return &strategies.AheadError{Ahead: time.Duration(t)*l.unit - time.Duration(e), Max: time.Duration(g.forward) * l.unit}
+	}
+	// In this order: the pairs at t that would sort at or below id are
+	// taken out of the ring first, then the floor and the newest tick
+	// move, so that a call that sees either finds t's slot ready.
+	burned := g.burnBelow(id, t)
+	prevFloor := g.floor.Load()
+	storeMax(&g.floor, t)
+	_, raised := g.raiseFrom(t)
+	if burned || raised || t > prevFloor {
+		c.observeMoved.Add(1)
+		storeMax(&c.observeJump, t-now)
+	}
+	return nil
+}
+
+// burnBelow takes out of the ring every pair of tick t whose ID would sort
+// at or below id, so that no call issues one; it reports whether it took
+// any. The pairs are not issued (Stats.Issued leaves them out).
+func (g *Generator) burnBelow(id ID, t int64) bool {
+	r := &g.ring
+	// The first sequence number whose ID at t is greater than id: the
+	// sequence's bits and the node's do not overlap, so the ID of
+	// sequence s is base + s<<seqShift, which grows with s in either
+	// field order.
+	base := g.id(uint64(t+1) << r.seqBits) // (t, 0)
+	lo := uint64(0)
+	if base <= id {
+		lo = min(uint64(id-base)>>(g.seqShift&63)+1, r.maxSeq+1)
+	}
+	if lo == 0 {
+		return false // every ID of t is above id
+	}
+	packed := uint64(t+1) << r.seqBits
+	target := packed + lo - 1 // the greatest pair at or below id
+	if target < r.first(t, packed) {
+		return false // t's first pair is above it already
+	}
+	n, ok := r.burn(t, target)
+	if ok {
+		r.burned.Add(n)
+	}
+	return ok
+}
+
+// burn moves the slot of tick t forward to target, a pair of t, unless it
+// holds as much or more; it returns how many pairs of t that counts as
+// issued. Like claim, it only moves a slot forward.
+func (r *ring) burn(t int64, target uint64) (uint64, bool) {
+	slot := &r.slots[t&ringMask]
+	for {
+		v := slot.Load()
+		if v >= target {
+			return 0, false
+		}
+		if slot.CompareAndSwap(v, target) {
+			if r.tick(v) < t {
+				r.retire(t, v)
+				return target - r.first(t, uint64(t+1)<<r.seqBits) + 1, true
+			}
+			return target - v, true
+		}
+	}
+}
+
+// lead issues for a call whose clock reads behind the floor an observed
+// ID set: at the newest tick and on from there, up to the clock plus
+// WithMaxForward, through issue (so under the saved mark). It reports
+// whether it took care of the call (ok false: the newest tick is beyond
+// that bound — a rollback while leading — and the strategy decides).
+// With no room up to the bound it waits for the clock's next tick.
+func (g *Generator) lead(ctx context.Context, c *call, floor int64) (out run, ok bool, err error) {
+	from := max(floor, c.newest)
+	limit := min(addSat(c.now, g.forward), g.last)
+	if from > limit {
+		return run{}, false, nil
+	}
+	out, err = g.issue(ctx, c, from, limit)
+	if err != nil {
+		return run{}, true, err
+	}
+	if out.n > 0 {
+		storeMax(&g.floor, g.ring.tick(out.first))
+		return out, true, nil
+	}
+	s := g.situation(c)
+	return run{}, true, g.await(ctx, c, s, pause{d: max(s.Until(c.now+1), 1), tick: -1, cause: waitCapacity})
+}
