@@ -7,8 +7,8 @@ import (
 	"os"
 )
 
-// canLock reports whether this system has flock(2), which [LocalNode] and
-// [FileMarkStore]'s lock need.
+// canLock reports whether this system has flock(2), which [Node] and
+// [MarkFile]'s lock need.
 const canLock = false
 
 // Without flock there is nothing to refuse links and pipes with: the

@@ -9,8 +9,8 @@ import (
 	"syscall"
 )
 
-// canLock reports whether this system has flock(2), which [LocalNode] and
-// [FileMarkStore]'s lock need.
+// canLock reports whether this system has flock(2), which [Node] and
+// [MarkFile]'s lock need.
 const canLock = true
 
 // Flags for opening a file another user may have placed: oNoFollow
@@ -56,7 +56,7 @@ func tryLock(f *os.File, shared bool) (bool, error) {
 // keepOwner gives f, a new file about to replace the file fi describes,
 // that file's owner and group where the process may (root may; others
 // keep at least the group when they belong to it). It is best effort: the
-// mode, which [FileMarkStore] always keeps, is what guards the file.
+// mode, which [MarkFile] always keeps, is what guards the file.
 func keepOwner(f *os.File, fi fs.FileInfo) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
