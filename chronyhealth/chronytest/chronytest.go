@@ -122,7 +122,7 @@ func (c *Chronyd) Start() {
 		<-time.After(50 * time.Millisecond) // a refused port answers at once: let chronyd start
 	}
 	out, _ := os.ReadFile(c.log)
-	c.t.Fatalf("chronytest: chronyd -f %s did not answer on %s; its log:\n%s", c.conf, c.CmdAddr, out)
+	c.t.Fatalf("chronytest: chronyd -x -f %s did not answer on %s; its log:\n%s", c.conf, c.CmdAddr, out)
 }
 
 // Stop stops the process (SIGTERM, then waits for it); it does nothing
