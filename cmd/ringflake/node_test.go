@@ -254,43 +254,57 @@ func TestGenGuardRejects(t *testing.T) {
 // token is written into its key — it stops issuing and exits with an
 // error, having printed only IDs of its node.
 func TestGenGuard(t *testing.T) {
-	l := ringflake.SonyflakeLayout()
 	for _, b := range sharedBackends(t) {
 		t.Run(b.name, func(t *testing.T) {
-			prefix := newPrefix()
-			b.settle(t, prefix)
-			guard := b.url(prefix, url.Values{"ttl": {"2s"}})
-			first := startGen(t, "first", "-n", "1000000000", "-node", "5", "-guard", guard, "-layout", "sonyflake")
-			require.Eventually(t, func() bool {
-				n, _ := first.progress()
-				return n > 0
-			}, 30*time.Second, 10*time.Millisecond, "the first process issues")
-
-			// The second process stands for one on another host: its
-			// host-local locks are elsewhere, so the guard is what stops it.
-			t.Setenv(nodeDirEnv, t.TempDir())
-			code, out, errOut := runCLI("gen", "-n", "5", "-node", "5", "-guard", guard, "-layout", "sonyflake")
-			assert.Equal(t, 1, code, errOut)
-			assert.Empty(t, out)
-			assert.Contains(t, errOut, "node 5 under prefix")
-			assert.Contains(t, errOut, fmt.Sprintf("/%d\"", first.cmd.Process.Pid), "the holder's description, HOST/PID of the first process")
-			assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %q", errOut)
-
-			for _, id := range genIDs(t, "-n", "5", "-node", "6", "-guard", guard, "-layout", "sonyflake") {
-				assert.Equal(t, int64(6), id.Node(l))
-			}
-
-			b.steal(t, prefix, 5)
-			assert.Equal(t, 1, first.wait(t, 30*time.Second), "the first process stops with an error")
+			first := checkGuard(t, b)
 			assert.Contains(t, first.stderr.String(), "node id lease lost")
-			n, dups := duplicates(first)
-			assert.Positive(t, n)
-			assert.Zero(t, dups)
-			for _, id := range first.ids {
-				require.Equal(t, int64(5), id.Node(l))
-			}
 		})
 	}
+}
+
+// checkGuard runs the guard's story on b: a gen with a guarded static
+// node id (5) issues; a second gen with the same id, standing for a
+// process on another host, fails at start in one line naming the node id
+// and the first one's holder description (HOST/PID); another id (6) is
+// free; and when the first process loses its claim — another token is
+// written into its key — it stops issuing and exits with an error, having
+// printed only IDs of its node. It returns the first process, for the
+// caller's checks of its last words.
+func checkGuard(t *testing.T, b backend) *child {
+	t.Helper()
+	l := ringflake.SonyflakeLayout()
+	prefix := newPrefix()
+	b.settle(t, prefix)
+	guard := b.url(prefix, url.Values{"ttl": {"2s"}})
+	first := startGen(t, "first", "-n", "1000000000", "-node", "5", "-guard", guard, "-layout", "sonyflake")
+	require.Eventually(t, func() bool {
+		n, _ := first.progress()
+		return n > 0
+	}, 30*time.Second, 10*time.Millisecond, "the first process issues")
+
+	// The second process stands for one on another host: its host-local
+	// locks are elsewhere, so the guard is what stops it.
+	t.Setenv(nodeDirEnv, t.TempDir())
+	code, out, errOut := runCLI("gen", "-n", "5", "-node", "5", "-guard", guard, "-layout", "sonyflake")
+	assert.Equal(t, 1, code, errOut)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "node 5 under prefix")
+	assert.Contains(t, errOut, fmt.Sprintf("/%d\"", first.cmd.Process.Pid), "the holder's description, HOST/PID of the first process")
+	assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %q", errOut)
+
+	for _, id := range genIDs(t, "-n", "5", "-node", "6", "-guard", guard, "-layout", "sonyflake") {
+		assert.Equal(t, int64(6), id.Node(l))
+	}
+
+	b.steal(t, prefix, 5)
+	assert.Equal(t, 1, first.wait(t, 30*time.Second), "the first process stops with an error")
+	n, dups := duplicates(first)
+	assert.Positive(t, n)
+	assert.Zero(t, dups)
+	for _, id := range first.ids {
+		require.Equal(t, int64(5), id.Node(l))
+	}
+	return first
 }
 
 // A configured node id is locked on the host as -node local's are: with

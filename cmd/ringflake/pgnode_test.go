@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -138,41 +137,10 @@ func TestGenPostgresConcurrent(t *testing.T) {
 // another id is free; and when the first process loses its claim it
 // stops issuing and exits with an error.
 func TestGenPostgresGuard(t *testing.T) {
-	l := ringflake.SonyflakeLayout()
 	for _, b := range pgBackends(t) {
 		t.Run(b.name, func(t *testing.T) {
-			prefix := newPrefix()
-			b.settle(t, prefix)
-			guard := b.url(prefix, url.Values{"ttl": {"2s"}})
-			first := startGen(t, "first", "-n", "1000000000", "-node", "5", "-guard", guard, "-layout", "sonyflake")
-			require.Eventually(t, func() bool {
-				n, _ := first.progress()
-				return n > 0
-			}, 30*time.Second, 10*time.Millisecond, "the first process issues")
-
-			// The second process stands for one on another host: its
-			// host-local locks are elsewhere, so the guard is what stops it.
-			t.Setenv(nodeDirEnv, t.TempDir())
-			code, out, errOut := runCLI("gen", "-n", "5", "-node", "5", "-guard", guard, "-layout", "sonyflake")
-			assert.Equal(t, 1, code, errOut)
-			assert.Empty(t, out)
-			assert.Contains(t, errOut, "node 5 under prefix")
-			assert.Contains(t, errOut, fmt.Sprintf("/%d\"", first.cmd.Process.Pid), "the holder's description, HOST/PID of the first process")
-			assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %q", errOut)
-
-			for _, id := range genIDs(t, "-n", "5", "-node", "6", "-guard", guard, "-layout", "sonyflake") {
-				assert.Equal(t, int64(6), id.Node(l))
-			}
-
-			b.steal(t, prefix, 5)
-			assert.Equal(t, 1, first.wait(t, 30*time.Second), "the first process stops with an error")
+			first := checkGuard(t, b)
 			assert.Contains(t, lastErrorLine(t, first), "node id lease lost")
-			n, dups := duplicates(first)
-			assert.Positive(t, n)
-			assert.Zero(t, dups)
-			for _, id := range first.ids {
-				require.Equal(t, int64(5), id.Node(l))
-			}
 		})
 	}
 }
