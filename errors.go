@@ -82,7 +82,8 @@ var (
 
 	// ErrNodeInUse is matched by the error [New] returns when another live
 	// generator of this process, on the system clock, has the same node id
-	// and layout: two generators on one node would issue the same IDs.
+	// and an equal layout ([Layout.Equal], whatever its name): two
+	// generators on one node would issue the same IDs.
 	// Details are in a [*NodeError].
 	ErrNodeInUse = errors.New("ringflake: node id in use by another live generator")
 

@@ -123,8 +123,10 @@ type Generator struct {
 //   - the store's Hold error: another generator holds the file of a
 //     [github.com/ringflake/ringflake/hostlocal.MarkFile] (hostlocal.ErrMarkInUse).
 //   - [ErrNodeInUse]: another live generator of this process, on the
-//     system clock, has node and an equal layout (generators on a clock
-//     given with [WithClock] are not checked, so tests can build many).
+//     system clock, has node and an equal layout ([Layout.Equal]: the
+//     same bits under any name; a different layout is not checked)
+//     (generators on a clock given with [WithClock] are not checked, so
+//     tests can build many).
 //     [Generator.Close] frees the node; so does the garbage collector,
 //     once a generator that was not closed is unreachable.
 func New(node int64, opts ...Option) (*Generator, error) {
