@@ -214,8 +214,11 @@ func (l Layout) TickTime(tick int64) time.Time {
 }
 
 // Tick returns the tick t falls in (rounding down, so it is negative before
-// the epoch).
+// the epoch). The zero Layout, which has no ticks, returns 0.
 func (l Layout) Tick(t time.Time) int64 {
+	if l.unit <= 0 {
+		return 0
+	}
 	return floorDiv(int64(t.Sub(l.epoch)), int64(l.unit))
 }
 

@@ -70,7 +70,7 @@ func (w waitStrategy) Decide(s Situation) Plan {
 	if !s.IsBehind() {
 		return Pass()
 	}
-	if d := s.Behind(); s.Waited+d <= w.max {
+	if d := s.Behind(); d <= w.max && s.Waited <= w.max-d {
 		return Sleep(d)
 	}
 	return Pass()
@@ -108,11 +108,12 @@ type logicalStrategy struct{ lead time.Duration }
 
 func (l logicalStrategy) Decide(s Situation) Plan {
 	now := s.Now()
-	limit := now + s.Ticks(l.lead)
-	if s.Newest > limit {
+	limit := addSat(now, s.Ticks(l.lead))
+	from := max(now, s.Newest)
+	if from > limit { // further behind than the lead (or a lead below a tick)
 		return Pass()
 	}
-	return Issue(max(now, s.Newest), limit).OrSleep(s.Until(now + 1))
+	return Issue(from, limit).OrSleep(s.Until(addSat(now, 1)))
 }
 
 func (l logicalStrategy) String() string { return "logical:" + formatDuration(l.lead) }
