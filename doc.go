@@ -85,7 +85,7 @@
 // the IDs it issued before can issue them again. With one, a [Mark] also
 // tells the time a crashed run reserved from a clock that stepped back.
 // With a [Lease] its node id comes from a coordination service (modules
-// redislease and etcdlease); hostlocal.Node hands the processes of one
+// redislease, etcdlease and pglease); hostlocal.Node hands the processes of one
 // host distinct node ids through file locks.
 //
 // One node id has one live generator: [New] refuses a second one on the

@@ -111,7 +111,7 @@ type Generator struct {
 //     no promise.
 //   - [ErrInvalidLayout]: the zero Layout.
 //   - [ErrNodeOutOfRange]: node does not fit the layout.
-//   - [ErrInvalidStrategy]: the strategy does not fit the layout.
+//   - [strategies.ErrInvalidStrategy]: the strategy does not fit the layout.
 //   - [ErrBeforeEpoch]: the clock reads before the layout's epoch.
 //   - [ErrLayoutExpired]: the clock (or a loaded mark) reads past the
 //     layout's last tick.
@@ -223,7 +223,7 @@ func (g *Generator) Node() int64 { return g.node }
 func (g *Generator) Next() (ID, error) { return g.NextContext(context.Background()) }
 
 // NextContext returns a new ID, or an error:
-//   - one matching [ErrClockRollback] (a [*RollbackError] telling how far
+//   - one matching [ErrClockRollback] (a [*strategies.RollbackError] telling how far
 //     behind) when the clock reads behind the newest ID and the strategy
 //     does not keep the generator available;
 //   - any error a strategy's plan returns;

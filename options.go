@@ -58,7 +58,7 @@ func WithClock(c Clock) Option {
 // WithStrategy sets what the generator does when its clock steps back or a
 // tick's sequence is used up; the default is [strategies.Default]
 // ("ring,wait:5ms,error"). [New] validates s against the layout and fails
-// with [ErrInvalidStrategy] for a nil strategy, an empty chain, a wait of
+// with [strategies.ErrInvalidStrategy] for a nil strategy, an empty chain, a wait of
 // zero or a lead shorter than one tick.
 func WithStrategy(s strategies.Strategy) Option {
 	return optionFunc(func(cfg *config) { cfg.strategy = s })
@@ -183,8 +183,9 @@ func WithSequenceOffset(n int) Option {
 // The check is made once, in New, against the first ID. Later IDs are
 // above it, except that a rollback soon after the start can take a ring
 // strategy to ticks before it (see package strategies); a strategy
-// without the ring never goes there. [layoutplan.CheckMigration] checks a switch
-// between two layouts without a generator.
+// without the ring never goes there.
+// [github.com/ringflake/ringflake/layoutplan.CheckMigration] checks a
+// switch between two layouts without a generator.
 func WithExistingID(id ID) Option {
 	return optionFunc(func(cfg *config) {
 		if id < 0 {

@@ -75,7 +75,7 @@ type Stats struct {
 	// has until the layout runs out (the end of its last tick, after
 	// which Next fails with ErrLayoutExpired); zero once it has. Alert on
 	// it long before it nears zero: changing a layout means a migration
-	// (see CheckMigration).
+	// (see [github.com/ringflake/ringflake/layoutplan.CheckMigration]).
 	TimeLeft time.Duration
 
 	// Observed counts the calls of [Generator.Observe]; ObserveMoved

@@ -201,7 +201,7 @@ func (c *Codec) AppendText(dst []byte, id ringflake.ID) ([]byte, error) {
 }
 
 // Parse reads the text form of a public ID and returns its ID. Errors are
-// [*DecodeError]s, which match [ringflake.ErrInvalidID] and one of
+// [*DecodeError] values, which match [ringflake.ErrInvalidID] and one of
 // [ErrMalformed] (empty, the wrong length, a character outside the
 // alphabet), [ErrCheckFailed] (a mistyped character, text of another key
 // or tweak, a guess) and [ErrUnknownVersion] (a key version the codec does

@@ -57,7 +57,7 @@ type Keys struct {
 
 // NewKeys returns the key set whose primary key is primary and whose other
 // keys, which only decode, are others. It copies nothing it does not need:
-// the secrets may be wiped after it returns. Errors are [*KeyError]s
+// the secrets may be wiped after it returns. Errors are [*KeyError] values
 // matching [ErrInvalidKey]: a version outside 0 to [MaxVersion], a version
 // given twice, a secret that is not 16, 24 or 32 bytes.
 func NewKeys(primary Key, others ...Key) (*Keys, error) {
@@ -93,7 +93,7 @@ func NewKeys(primary Key, others ...Key) (*Keys, error) {
 //
 //	2:<base64 of the new 32 bytes>,1:<base64 of the old 32 bytes>
 //
-// Errors are [*KeyError]s matching [ErrInvalidKey]; they name the entry by
+// Errors are [*KeyError] values matching [ErrInvalidKey]; they name the entry by
 // its position and never quote a secret.
 func ParseKeys(text string) (*Keys, error) {
 	entries := strings.FieldsFunc(text, func(r rune) bool {
