@@ -118,8 +118,8 @@ type Generator struct {
 //   - [ErrMarkCorrupt], [ErrMarkMismatch], or the store's own error: the
 //     mark cannot be held, loaded or saved, or belongs to another node id
 //     or layout.
-//   - [ErrBelowExisting]: with [WithExistingID], the first ID could sort
-//     at or below the existing ID.
+//   - [ErrBelowExisting]: with [WithExistingID], the existing ID's tick
+//     is after the generator's first, so its IDs would sort below it.
 //   - the store's Hold error: another generator holds the file of a
 //     [github.com/ringflake/ringflake/hostlocal.MarkFile] (hostlocal.ErrMarkInUse).
 //   - [ErrNodeInUse]: another live generator of this process, on the
