@@ -39,7 +39,8 @@ var (
 	// same value as [strategies.ErrObservedTooFar].
 	ErrObservedTooFar = strategies.ErrObservedTooFar
 
-	// ErrClosed is returned by [Generator.Next] after [Generator.Close].
+	// ErrClosed is returned by [Generator.Next] after [Generator.Close],
+	// and matched by the errors of a Generator that [New] did not make.
 	ErrClosed = errors.New("ringflake: generator closed")
 
 	// ErrLeaseLost is returned by [Generator.Next] while the generator's

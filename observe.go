@@ -53,6 +53,9 @@ import (
 // a clock read and a few atomic operations; it allocates nothing unless
 // it fails.
 func (g *Generator) Observe(id ID) error {
+	if g.unmade() {
+		return errUnmade
+	}
 	c := &g.stats
 	c.observed.Add(1)
 	if g.closed.Load() {

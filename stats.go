@@ -191,6 +191,9 @@ func storeMax(a *atomic.Int64, v int64) {
 // with Next; the counters are read one by one, so under load they may be a
 // few IDs apart from each other.
 func (g *Generator) Stats() Stats {
+	if g.unmade() {
+		return Stats{}
+	}
 	c := &g.stats
 	s := Stats{
 		Issued:          subFloor(g.ring.issued(), c.abandoned.Load()),

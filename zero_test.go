@@ -34,6 +34,24 @@ func TestZeroValuesDoNotPanic(t *testing.T) {
 		&ringflake.SyntaxError{}, &ringflake.ExistingIDError{}, (*ringflake.ID)(new(ringflake.ID)),
 		ringflake.StaticNode(0), ringflake.EnvNode(""), ringflake.OrdinalNode(""),
 	)
+
+	// The zero and the nil Generator, which New did not make: their
+	// methods return zero values, or errors matching ErrClosed.
+	zerotest.Methods(t, nil, &ringflake.Generator{}, (*ringflake.Generator)(nil))
+	for _, g := range []*ringflake.Generator{{}, nil} {
+		_, err := g.Next()
+		require.ErrorIs(t, err, ringflake.ErrClosed)
+		_, err = g.NextN(context.Background(), make([]ringflake.ID, 3))
+		require.ErrorIs(t, err, ringflake.ErrClosed)
+		require.ErrorIs(t, g.Observe(1), ringflake.ErrClosed)
+		assert.Equal(t, ringflake.Stats{}, g.Stats())
+		require.NoError(t, g.Close(context.Background()))
+	}
+
+	// A generator's methods with zero arguments (a nil slice, ID 0).
+	g, err := ringflake.New(908, ringflake.WithClock(simclock.New(start)))
+	require.NoError(t, err)
+	zerotest.Methods(t, nil, g)
 }
 
 // TestNewWithZeroOptions: New with a nil Option or an option of a zero
