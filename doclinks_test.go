@@ -129,8 +129,7 @@ func isDocComment(f *ast.File, cg *ast.CommentGroup) bool {
 // plainTexts returns the plain text of d outside code blocks and links.
 func plainTexts(d *comment.Doc) []string {
 	var out []string
-	var texts func([]comment.Text)
-	texts = func(ts []comment.Text) {
+	texts := func(ts []comment.Text) {
 		for _, x := range ts {
 			switch x := x.(type) {
 			case comment.Plain:
@@ -177,8 +176,7 @@ func symbol(l *comment.DocLink) string {
 // docLinks returns the doc links of d.
 func docLinks(d *comment.Doc) []*comment.DocLink {
 	var out []*comment.DocLink
-	var texts func([]comment.Text)
-	texts = func(ts []comment.Text) {
+	texts := func(ts []comment.Text) {
 		for _, x := range ts {
 			if l, ok := x.(*comment.DocLink); ok {
 				out = append(out, l)
