@@ -131,8 +131,11 @@ func ParseKeys(text string) (*Keys, error) {
 func (ks *Keys) Primary() int { return ks.primary }
 
 // Versions returns the versions of every key, the primary first, then the
-// others in increasing order.
+// others in increasing order; nil for a nil Keys (a zero Codec's).
 func (ks *Keys) Versions() []int {
+	if ks == nil {
+		return nil
+	}
 	vs := []int{ks.primary}
 	for v, blk := range ks.blocks {
 		if blk != nil && v != ks.primary {
@@ -168,7 +171,10 @@ func (ks *Keys) versionList() string {
 	for i, v := range vs {
 		s[i] = strconv.Itoa(v)
 	}
-	if len(s) == 1 {
+	switch len(s) {
+	case 0:
+		return "no keys"
+	case 1:
 		return s[0]
 	}
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
