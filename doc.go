@@ -85,12 +85,19 @@
 // the IDs it issued before can issue them again. With one, a [Mark] also
 // tells the time a crashed run reserved from a clock that stepped back.
 // With a [Lease] its node id comes from a coordination service (modules
-// redislease and etcdlease); hostlocal.Node hands the processes of one
+// redislease, etcdlease and pglease); hostlocal.Node hands the processes of one
 // host distinct node ids through file locks.
 //
 // One node id has one live generator: [New] refuses a second one on the
-// same node and layout in a process ([ErrNodeInUse]), and a mark file
-// serves one generator at a time (hostlocal.ErrMarkInUse).
+// same node and an equal layout in a process ([ErrNodeInUse]; layouts
+// are equal when they make the same bits, whatever their names, as
+// [Layout.Equal] says), and a mark file serves one generator at a time
+// (hostlocal.ErrMarkInUse). Generators of two different layouts may share
+// a node id: the guard lets both run, because each issues unique IDs of
+// its own layout. But their IDs are numbers of one int64 range and can
+// be equal (Twitter's and Discord's layouts put the same bits in the same
+// places, from different epochs): IDs of different layouts that go into
+// one table or key space need different node ids.
 //
 // A Generator is safe for concurrent use by multiple goroutines, Close
 // included: calls in flight when it closes fail with [ErrClosed] or

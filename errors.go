@@ -39,7 +39,8 @@ var (
 	// same value as [strategies.ErrObservedTooFar].
 	ErrObservedTooFar = strategies.ErrObservedTooFar
 
-	// ErrClosed is returned by [Generator.Next] after [Generator.Close].
+	// ErrClosed is returned by [Generator.Next] after [Generator.Close],
+	// and matched by the errors of a Generator that [New] did not make.
 	ErrClosed = errors.New("ringflake: generator closed")
 
 	// ErrLeaseLost is returned by [Generator.Next] while the generator's
@@ -82,7 +83,8 @@ var (
 
 	// ErrNodeInUse is matched by the error [New] returns when another live
 	// generator of this process, on the system clock, has the same node id
-	// and layout: two generators on one node would issue the same IDs.
+	// and an equal layout ([Layout.Equal], whatever its name): two
+	// generators on one node would issue the same IDs.
 	// Details are in a [*NodeError].
 	ErrNodeInUse = errors.New("ringflake: node id in use by another live generator")
 
@@ -108,9 +110,10 @@ var (
 	ErrMarkMismatch = errors.New("ringflake: high-water mark belongs to another node id or layout")
 
 	// ErrBelowExisting is matched by the error [New] returns, with
-	// [WithExistingID], when the generator's first ID could sort at or below
-	// the greatest ID already in use: a new layout, epoch or node whose IDs
-	// would break ORDER BY id. Details are in an [*ExistingIDError].
+	// [WithExistingID], when the greatest ID already in use lies in a tick
+	// after the generator's first: its IDs would sort below it, as a new
+	// layout or epoch can make them, and break ORDER BY id. Details are in
+	// an [*ExistingIDError].
 	ErrBelowExisting = errors.New("ringflake: new IDs would not sort above the existing ones")
 )
 
@@ -197,8 +200,8 @@ func (e *timeError) Error() string {
 
 func (e *timeError) Unwrap() error { return e.err }
 
-// ExistingIDError reports that a generator's first ID would not sort above
-// an existing ID. It matches [ErrBelowExisting].
+// ExistingIDError reports that a generator's first IDs would sort below
+// an existing ID, whose tick is later. It matches [ErrBelowExisting].
 type ExistingIDError struct {
 	Existing ID        // the ID given to WithExistingID
 	First    ID        // the smallest ID the generator could issue first

@@ -2,10 +2,16 @@ package ringflake
 
 import "time"
 
-// checkExisting refuses a generator whose first ID could be at or below
-// cfg's existing ID (WithExistingID). The first ID is at the clock's tick,
-// or after the newest tick a loaded high-water mark counts as issued, with
-// sequence 0: nothing the generator issues first is smaller.
+// checkExisting makes every ID the generator issues sort above cfg's
+// existing ID (WithExistingID), or refuses it. The generator's first tick
+// is the clock's, or the one after a loaded high-water mark's reservation:
+// nothing it issues first is earlier. When the existing ID's tick (read
+// with this layout's bits) is before that tick, every ID is above it
+// already; when it is that tick, the IDs of the tick at or below it are
+// taken out of the ring, as [Generator.Observe] takes them, so that the
+// first ID is above it (a tick whose IDs all sort at or below it is
+// skipped whole); when it is later, the generator's IDs would sort below
+// it until its clock got there: New fails with an [*ExistingIDError].
 func (g *Generator) checkExisting(cfg *config, now time.Time) error {
 	if !cfg.existingSet {
 		return nil
@@ -15,9 +21,13 @@ func (g *Generator) checkExisting(cfg *config, now time.Time) error {
 	if g.mark != nil {
 		tick = max(tick, g.mark.reserved+1) // a previous run's reservation comes first
 	}
-	first := l.compose(tick, g.node, 0)
-	if first > cfg.existing {
+	existing := cfg.existing
+	switch t := int64(existing) >> l.timeShift; { // beyond MaxTick when existing does not fit the layout
+	case t < tick:
+		return nil
+	case t == tick:
+		g.burnBelow(existing, tick)
 		return nil
 	}
-	return &ExistingIDError{Existing: cfg.existing, First: first, At: l.TickTime(tick)}
+	return &ExistingIDError{Existing: existing, First: l.compose(tick, g.node, 0), At: l.TickTime(tick)}
 }

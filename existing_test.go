@@ -2,7 +2,9 @@ package ringflake_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,11 +25,12 @@ func mustLayout(t testing.TB, s string) ringflake.Layout {
 	return l
 }
 
-// WithExistingID refuses a generator whose first ID could sort at or
-// below MAX(id) of the table, and lets one above it start.
+// WithExistingID lets a generator start when its first tick is not
+// before MAX(id)'s, and every ID it issues is above MAX(id); it refuses one
+// whose first tick comes before MAX(id)'s.
 func TestWithExistingID(t *testing.T) {
 	old := ringflake.TwitterLayout()
-	existing, err := old.Compose(cutoverAt, 5, 17) // MAX(id): node 5's last ID
+	existing, err := old.Compose(cutoverAt.Add(time.Millisecond), 5, 17) // MAX(id): node 5's last ID
 	require.NoError(t, err)
 
 	clk := simclock.New(cutoverAt)
@@ -40,11 +43,21 @@ func TestWithExistingID(t *testing.T) {
 	assert.Equal(t, lo|1<<12, ee.First, "node 1, sequence 0, at the clock's tick")
 	assert.True(t, ee.At.Equal(cutoverAt))
 
-	// A tick later every node's IDs are above.
+	// In MAX(id)'s tick node 1 sorts below node 5 (time,node,seq): its
+	// first ID is in the next tick.
 	clk.Add(time.Millisecond)
 	g, err := ringflake.New(1, ringflake.WithClock(clk), ringflake.WithExistingID(existing))
 	require.NoError(t, err)
 	id, err := g.Next()
+	require.NoError(t, err)
+	assert.Greater(t, id, existing)
+	assert.True(t, id.Time(old).Equal(cutoverAt.Add(2*time.Millisecond)), "the next tick: %v", id.Time(old))
+
+	// A tick later every node's IDs are above.
+	clk.Add(time.Millisecond)
+	g, err = ringflake.New(1, ringflake.WithClock(clk), ringflake.WithExistingID(existing))
+	require.NoError(t, err)
+	id, err = g.Next()
 	require.NoError(t, err)
 	assert.Greater(t, id, existing)
 
@@ -55,6 +68,60 @@ func TestWithExistingID(t *testing.T) {
 
 	_, err = ringflake.New(1, ringflake.WithClock(clk), ringflake.WithExistingID(-1))
 	require.ErrorIs(t, err, ringflake.ErrInvalidOption)
+}
+
+// TestWithExistingIDEqualToTheFirstID: MAX(id) may be the very ID the
+// generator would issue first — the same node, tick and sequence 0, or
+// sequence 17 — in either field order: New accepts it, and every ID, from
+// Next, NextN or goroutines racing, sorts strictly above it.
+func TestWithExistingIDEqualToTheFirstID(t *testing.T) {
+	ctx := context.Background()
+	for _, l := range []ringflake.Layout{ringflake.TwitterLayout(), ringflake.SonyflakeLayout()} {
+		for _, seq := range []int64{0, 17, l.MaxSequence()} {
+			t.Run(fmt.Sprintf("%s/seq=%d", l, seq), func(t *testing.T) {
+				clk := simclock.New(cutoverAt)
+				existing, err := l.Compose(cutoverAt, 3, seq)
+				require.NoError(t, err)
+				g, err := ringflake.New(3, ringflake.WithClock(clk), ringflake.WithLayout(l), ringflake.WithExistingID(existing))
+				require.NoError(t, err, "an existing ID equal to the generator's first")
+				first, err := g.Next()
+				require.NoError(t, err)
+				assert.Greater(t, first, existing)
+				var want ringflake.ID
+				if seq < l.MaxSequence() {
+					want, err = l.Compose(cutoverAt, 3, seq+1)
+				} else {
+					want, err = l.Compose(cutoverAt.Add(l.Spec().Unit), 3, 0)
+				}
+				require.NoError(t, err)
+				assert.Equal(t, want, first, "the first ID right above it")
+
+				var wg sync.WaitGroup
+				errs := make(chan error, 4)
+				for range 4 {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						ids := make([]ringflake.ID, 64)
+						n, err := g.NextN(ctx, ids)
+						for _, id := range ids[:n] {
+							if id <= existing {
+								errs <- fmt.Errorf("%d at or below the existing %d", id, existing)
+								return
+							}
+						}
+						errs <- err
+					}()
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					require.NoError(t, err)
+				}
+				require.NoError(t, g.Close(ctx))
+			})
+		}
+	}
 }
 
 // The first ID comes after a loaded high-water mark: a restart right after
@@ -69,7 +136,8 @@ func TestWithExistingIDAfterMark(t *testing.T) {
 		ok       bool
 	}{
 		{existing, true},          // the first ID, (mark+1 ms, node 1, 0), is above
-		{existing + 1<<22, false}, // (mark+1 ms, node 1, 4095) is not
+		{existing + 1<<22, true},  // (mark+1 ms, node 1, 4095): its tick is the first, which is skipped
+		{existing + 2<<22, false}, // (mark+2 ms, node 1, 4095): after the first tick
 	} {
 		store := hostlocal.NewMarkFile(filepath.Join(t.TempDir(), "mark"))
 		require.NoError(t, store.SaveMark(context.Background(), ringflake.Mark{Limit: mark, Since: mark}))

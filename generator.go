@@ -3,6 +3,7 @@ package ringflake
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -54,6 +55,10 @@ import (
 // on every call and the wall clock once per tick: a step of the wall clock is seen at the latest by
 // the first call one tick of monotonic time after it, and until then IDs
 // carry the time the wall clock read before the step.
+//
+// Make a Generator with [New]. The zero Generator (and a nil *Generator)
+// issues nothing: its calls fail with an error matching [ErrClosed], its
+// Stats are zero and Close returns nil.
 type Generator struct {
 	ring    ring
 	newest  atomic.Int64 // greatest tick issued, -1 before the first ID
@@ -111,20 +116,22 @@ type Generator struct {
 //     no promise.
 //   - [ErrInvalidLayout]: the zero Layout.
 //   - [ErrNodeOutOfRange]: node does not fit the layout.
-//   - [ErrInvalidStrategy]: the strategy does not fit the layout.
+//   - [strategies.ErrInvalidStrategy]: the strategy does not fit the layout.
 //   - [ErrBeforeEpoch]: the clock reads before the layout's epoch.
 //   - [ErrLayoutExpired]: the clock (or a loaded mark) reads past the
 //     layout's last tick.
 //   - [ErrMarkCorrupt], [ErrMarkMismatch], or the store's own error: the
 //     mark cannot be held, loaded or saved, or belongs to another node id
 //     or layout.
-//   - [ErrBelowExisting]: with [WithExistingID], the first ID could sort
-//     at or below the existing ID.
+//   - [ErrBelowExisting]: with [WithExistingID], the existing ID's tick
+//     is after the generator's first, so its IDs would sort below it.
 //   - the store's Hold error: another generator holds the file of a
 //     [github.com/ringflake/ringflake/hostlocal.MarkFile] (hostlocal.ErrMarkInUse).
 //   - [ErrNodeInUse]: another live generator of this process, on the
-//     system clock, has node and an equal layout (generators on a clock
-//     given with [WithClock] are not checked, so tests can build many).
+//     system clock, has node and an equal layout ([Layout.Equal]: the
+//     same bits under any name; a different layout is not checked)
+//     (generators on a clock given with [WithClock] are not checked, so
+//     tests can build many).
 //     [Generator.Close] frees the node; so does the garbage collector,
 //     once a generator that was not closed is unreachable.
 func New(node int64, opts ...Option) (*Generator, error) {
@@ -211,17 +218,34 @@ func New(node int64, opts ...Option) (*Generator, error) {
 }
 
 // Layout returns the generator's layout.
-func (g *Generator) Layout() Layout { return g.layout }
+func (g *Generator) Layout() Layout {
+	if g == nil {
+		return Layout{}
+	}
+	return g.layout
+}
 
 // Node returns the generator's node id.
-func (g *Generator) Node() int64 { return g.node }
+func (g *Generator) Node() int64 {
+	if g == nil {
+		return 0
+	}
+	return g.node
+}
+
+// errUnmade is the error of the zero (or nil) Generator's methods, which
+// New did not make: it matches [ErrClosed].
+var errUnmade = fmt.Errorf("%w: the zero Generator; make one with New", ErrClosed)
+
+// unmade reports whether g is nil or the zero Generator.
+func (g *Generator) unmade() bool { return g == nil || g.src.unit == 0 }
 
 // Next returns a new ID. It is NextContext with [context.Background]: a
 // wait the strategy asks for cannot be interrupted.
 func (g *Generator) Next() (ID, error) { return g.NextContext(context.Background()) }
 
 // NextContext returns a new ID, or an error:
-//   - one matching [ErrClockRollback] (a [*RollbackError] telling how far
+//   - one matching [ErrClockRollback] (a [*strategies.RollbackError] telling how far
 //     behind) when the clock reads behind the newest ID and the strategy
 //     does not keep the generator available;
 //   - any error a strategy's plan returns;
@@ -235,6 +259,9 @@ func (g *Generator) Next() (ID, error) { return g.NextContext(context.Background
 //     needs a later high-water mark and it cannot be saved;
 //   - ctx.Err() when ctx ends while the call waits.
 func (g *Generator) NextContext(ctx context.Context) (ID, error) {
+	if g.unmade() {
+		return 0, errUnmade
+	}
 	var (
 		id ID
 		ok bool
@@ -263,6 +290,9 @@ func (g *Generator) NextContext(ctx context.Context) (ID, error) {
 // atomic operation, not one per ID, and allocates nothing. Waiting callers
 // take their place in line for the whole run they still need.
 func (g *Generator) NextN(ctx context.Context, ids []ID) (n int, err error) {
+	if g.unmade() {
+		return 0, errUnmade
+	}
 	unsorted := false // a run during a rollback started below the IDs before it
 	defer func() {
 		if unsorted {
@@ -315,7 +345,7 @@ func (g *Generator) NextN(ctx context.Context, ids []ID) (n int, err error) {
 // Close frees the node id for another generator of this process (see
 // [ErrNodeInUse]), also when it fails.
 func (g *Generator) Close(ctx context.Context) error {
-	if g.closed.Swap(true) {
+	if g.unmade() || g.closed.Swap(true) {
 		return nil
 	}
 	defer g.freeNode()      // after the seal: no call of this generator issues then

@@ -2,7 +2,6 @@ package ringflake
 
 import (
 	"sync"
-	"time"
 	"weak"
 )
 
@@ -23,25 +22,14 @@ var liveNodes struct {
 }
 
 // nodeKey names a node of a layout. Two layouts that [Layout.Equal]
-// reports equal, whatever their names, have one key: they issue the same
-// IDs.
+// reports equal, whatever their names or node splits, have one key: they
+// issue the same IDs.
 type nodeKey struct {
-	node                            int64
-	epoch                           int64 // Unix nanoseconds
-	unit                            time.Duration
-	timeBits, dcBits, workBits, seq uint8
-	width                           uint8
-	order                           Order
+	node   int64
+	layout layoutIdent
 }
 
-func keyOf(g *Generator) nodeKey {
-	l := g.layout
-	return nodeKey{
-		node: g.node, epoch: l.epoch.UnixNano(), unit: l.unit,
-		timeBits: l.timeBits, dcBits: l.dcBits, workBits: l.workBits, seq: l.seqBits, width: l.width,
-		order: l.order,
-	}
-}
+func keyOf(g *Generator) nodeKey { return nodeKey{node: g.node, layout: g.layout.ident()} }
 
 // claimNode registers g as its node's live generator, or returns a
 // [*NodeError] matching [ErrNodeInUse] when another live generator has it. New claims the

@@ -266,7 +266,7 @@ func (g *Generator) checkMark(prev Mark) error {
 // that need a later mark wait for it themselves — but a test or a replay
 // can make "the mark written ahead has landed" a fact before it goes on.
 func (g *Generator) SyncMark(ctx context.Context) error {
-	if g.mark == nil {
+	if g == nil || g.mark == nil {
 		return nil
 	}
 	for {

@@ -214,8 +214,11 @@ func (l Layout) TickTime(tick int64) time.Time {
 }
 
 // Tick returns the tick t falls in (rounding down, so it is negative before
-// the epoch).
+// the epoch). The zero Layout, which has no ticks, returns 0.
 func (l Layout) Tick(t time.Time) int64 {
+	if l.unit <= 0 {
+		return 0
+	}
 	return floorDiv(int64(t.Sub(l.epoch)), int64(l.unit))
 }
 
@@ -389,12 +392,38 @@ func (l Layout) String() string {
 	return b.String()
 }
 
-// Equal reports whether l and m lay out IDs identically (the same epoch
-// instant, unit, bits and field order), whatever their names.
-func (l Layout) Equal(m Layout) bool {
-	return l.epoch.Equal(m.epoch) && l.unit == m.unit && l.timeBits == m.timeBits &&
-		l.dcBits == m.dcBits && l.workBits == m.workBits && l.seqBits == m.seqBits &&
-		l.width == m.width && l.order == m.order
+// Equal reports whether l and m lay out IDs identically, bit for bit:
+// the same epoch instant, unit, widths of the time, node and sequence
+// fields, and field order. Names do not count ("twitter" and
+// "twitter,node=10" are equal), nor does the split of the node into a
+// datacenter and a worker, which only reads the node's bits, nor the
+// order of a layout without node bits or without sequence bits, whose
+// two orders make the same IDs. Equal layouts are one layout to every
+// guard: the process's, a host's, a mark's.
+func (l Layout) Equal(m Layout) bool { return l.ident() == m.ident() }
+
+// layoutIdent is what makes a layout's IDs: two layouts with one ident
+// compose every (tick, node, sequence) into the same ID.
+type layoutIdent struct {
+	epochSec           int64 // the epoch instant: Unix seconds and nanoseconds,
+	epochNsec          int32 // whatever its location
+	unit               time.Duration
+	timeBits, nodeBits uint8
+	seqBits            uint8
+	order              Order // TimeNodeSequence when either field is empty
+}
+
+// ident returns l's identity: see [Layout.Equal].
+func (l Layout) ident() layoutIdent {
+	order := l.order
+	if l.dcBits+l.workBits == 0 || l.seqBits == 0 {
+		order = TimeNodeSequence // one field: nothing to order
+	}
+	return layoutIdent{
+		epochSec: l.epoch.Unix(), epochNsec: int32(l.epoch.Nanosecond()), unit: l.unit,
+		timeBits: l.timeBits, nodeBits: l.dcBits + l.workBits, seqBits: l.seqBits,
+		order: order,
+	}
 }
 
 // ParseLayout reads a layout from a configuration string: a preset name

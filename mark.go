@@ -32,9 +32,11 @@ const DefaultMarkAhead = time.Second
 // the methods Hold(ctx) error and Release() error: New calls Hold before
 // it loads the mark and fails with its error, and Close calls Release.
 //
-// Implementations must be safe for concurrent use. [github.com/ringflake/ringflake/hostlocal.MarkFile] is the
-// default implementation; lease implementations keep the mark of a leased
-// node id with the lease, so that the next holder of the id starts after it.
+// Implementations must be safe for concurrent use. There is no default
+// store: a generator keeps a mark only when given one.
+// [github.com/ringflake/ringflake/hostlocal.MarkFile] keeps it in a local
+// file; the leases of redislease, etcdlease and pglease keep the mark of a
+// leased node id with the lease, so that the next holder of the id starts after it.
 // A store that keeps marks as text can use [Mark.MarshalText] and
 // [Mark.UnmarshalText], which also read the bare RFC 3339 time earlier
 // versions stored.

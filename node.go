@@ -86,8 +86,12 @@ func (o ordinalNode) NodeID(_ context.Context, l Layout) (int64, error) {
 
 // A Lease is a node id held on a coordination service for a limited time
 // and renewed in the background: the nested modules
-// github.com/ringflake/ringflake/redislease and
-// github.com/ringflake/ringflake/etcdlease provide them. Pass one to [New]
+// github.com/ringflake/ringflake/redislease (Redis),
+// github.com/ringflake/ringflake/etcdlease (etcd) and
+// github.com/ringflake/ringflake/pglease (PostgreSQL) provide them, on
+// the common ground of package github.com/ringflake/ringflake/lease.
+// Each of them also keeps the node's mark and bounds the fleet's lead, as
+// described below. Pass one to [New]
 // with [WithLease]; the generator then checks Held on every call and fails
 // with [ErrLeaseLost] while it is false, so it never issues under an id
 // someone else may hold.
@@ -108,8 +112,8 @@ func (o ordinalNode) NodeID(_ context.Context, l Layout) (int64, error) {
 //	MaxLead() time.Duration
 //
 // bounding how far ahead of its clock any generator holding one of its
-// ids may stamp an ID — the fleet's bound, which the leases of redislease
-// and etcdlease wait out, with their TTL, before a new holder issues after
+// ids may stamp an ID — the fleet's bound, which the leases of redislease,
+// etcdlease and pglease wait out, with their TTL, before a new holder issues after
 // the server lost data. [New] then refuses (with [ErrInvalidOption]) a
 // strategy that may lead further (strategies.PromiseOf) or that states no
 // promise, so the bound holds for every generator on the lease.
@@ -120,8 +124,8 @@ type Lease interface {
 	// Held reports whether the id is certainly still held: the lease was
 	// renewed recently enough that it cannot have expired, and nobody
 	// else took it. It is called on every ID and must be cheap, safe for
-	// concurrent use and must not block. The leases of redislease and
-	// etcdlease compare a reading of the monotonic clock with the end of
+	// concurrent use and must not block. The leases of redislease,
+	// etcdlease and pglease compare a reading of the monotonic clock with the end of
 	// their validity (two atomic loads and about 30 ns for the clock), so
 	// that a renewal goroutine running late cannot stretch the lease.
 	Held() bool

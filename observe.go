@@ -7,9 +7,11 @@ import (
 	"github.com/ringflake/ringflake/strategies"
 )
 
-// Observe makes every ID that [Generator.Next], [Generator.NextContext]
-// and [Generator.NextN] issue after it returns nil greater than id, an
-// ID of the same layout issued by any node: a hybrid logical clock on top
+// Observe makes the IDs of every call of [Generator.Next],
+// [Generator.NextContext] and [Generator.NextN] that starts after it
+// returns nil greater than id, an ID of the same layout issued by any
+// node (a call already under way may still return a smaller ID): a
+// hybrid logical clock on top
 // of the ring. Call it with the newest ID a request, message or reply
 // carried before issuing the IDs it causes, and those IDs sort after
 // their cause even when this host's clock is behind the one that issued
@@ -52,6 +54,9 @@ import (
 // a clock read and a few atomic operations; it allocates nothing unless
 // it fails.
 func (g *Generator) Observe(id ID) error {
+	if g.unmade() {
+		return errUnmade
+	}
 	c := &g.stats
 	c.observed.Add(1)
 	if g.closed.Load() {

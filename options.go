@@ -58,7 +58,7 @@ func WithClock(c Clock) Option {
 // WithStrategy sets what the generator does when its clock steps back or a
 // tick's sequence is used up; the default is [strategies.Default]
 // ("ring,wait:5ms,error"). [New] validates s against the layout and fails
-// with [ErrInvalidStrategy] for a nil strategy, an empty chain, a wait of
+// with [strategies.ErrInvalidStrategy] for a nil strategy, an empty chain, a wait of
 // zero or a lead shorter than one tick.
 func WithStrategy(s strategies.Strategy) Option {
 	return optionFunc(func(cfg *config) { cfg.strategy = s })
@@ -171,20 +171,24 @@ func WithSequenceOffset(n int) Option {
 	})
 }
 
-// WithExistingID makes [New] refuse to start a generator whose first ID
-// could sort at or below id, the greatest ID already in use — typically
-// MAX(id) read from the table the IDs go to, when switching to a new
-// layout, epoch or node id. The first ID is taken as the smallest the
-// generator could issue: at the clock's tick (or after a loaded high-water
-// mark), on its node, with sequence 0. New then fails with an
-// [*ExistingIDError] matching [ErrBelowExisting]; a negative id makes it
-// fail with [ErrInvalidOption].
+// WithExistingID makes the IDs a generator issues sort strictly above id,
+// the greatest ID already in use — typically MAX(id) read from the table
+// the IDs go to, when switching to a new layout, epoch or node id. The
+// generator's first tick is the clock's (or the one after a loaded
+// high-water mark). When id's tick, read with the generator's layout, is
+// before it, every ID is above id already; when it is that tick, New
+// skips the IDs of the tick at or below id (an id equal to the first ID
+// the generator would issue is fine: the first ID is the next one); when
+// it is later, the generator's IDs would sort below id, and [New] fails
+// with an [*ExistingIDError] matching [ErrBelowExisting]. A negative id
+// makes New fail with [ErrInvalidOption].
 //
-// The check is made once, in New, against the first ID. Later IDs are
-// above it, except that a rollback soon after the start can take a ring
-// strategy to ticks before it (see package strategies); a strategy
-// without the ring never goes there. [layoutplan.CheckMigration] checks a switch
-// between two layouts without a generator.
+// The check is made once, in New. Later IDs are above id, except that a
+// rollback soon after the start can take a ring strategy to ticks before
+// the first one (see package strategies); a strategy without the ring
+// never goes there.
+// [github.com/ringflake/ringflake/layoutplan.CheckMigration] checks a
+// switch between two layouts without a generator.
 func WithExistingID(id ID) Option {
 	return optionFunc(func(cfg *config) {
 		if id < 0 {

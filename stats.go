@@ -75,7 +75,7 @@ type Stats struct {
 	// has until the layout runs out (the end of its last tick, after
 	// which Next fails with ErrLayoutExpired); zero once it has. Alert on
 	// it long before it nears zero: changing a layout means a migration
-	// (see CheckMigration).
+	// (see [github.com/ringflake/ringflake/layoutplan.CheckMigration]).
 	TimeLeft time.Duration
 
 	// Observed counts the calls of [Generator.Observe]; ObserveMoved
@@ -191,6 +191,9 @@ func storeMax(a *atomic.Int64, v int64) {
 // with Next; the counters are read one by one, so under load they may be a
 // few IDs apart from each other.
 func (g *Generator) Stats() Stats {
+	if g.unmade() {
+		return Stats{}
+	}
 	c := &g.stats
 	s := Stats{
 		Issued:          subFloor(g.ring.issued(), c.abandoned.Load()),

@@ -29,7 +29,8 @@ func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) 
 // a second by default), and keeps the last [Reading] so that readiness
 // probes, metrics and logs read it without waiting and without locks.
 // Make one with [NewMonitor] and start it with [Monitor.Run]; the zero
-// Monitor is not usable. A Monitor is safe for concurrent use by
+// Monitor has no source: Run and Poll return an error matching
+// [ErrInvalidOption], and it has no reading. A Monitor is safe for concurrent use by
 // multiple goroutines.
 //
 // A Monitor is never on the hot path of a generator: nothing issues IDs
@@ -127,6 +128,9 @@ func StateChanged(prev, cur Reading) bool {
 // Run reads the source at once and then every interval until ctx is
 // done, and returns ctx's error. Run one Run per Monitor.
 func (m *Monitor) Run(ctx context.Context) error {
+	if m.src == nil {
+		return errNoSource
+	}
 	for {
 		m.Poll(ctx)
 		if err := ctx.Err(); err != nil {
@@ -149,6 +153,9 @@ func (m *Monitor) Run(ctx context.Context) error {
 // ctx was done (a read cut short by the caller says nothing about the
 // clock, and is not stored).
 func (m *Monitor) Poll(ctx context.Context) (Reading, error) {
+	if m.src == nil {
+		return Reading{}, errNoSource
+	}
 	m.readMu.Lock()
 	defer m.readMu.Unlock()
 	r, err := m.src.Read(ctx)
@@ -174,6 +181,9 @@ func (m *Monitor) Poll(ctx context.Context) (Reading, error) {
 	}
 	return r, err
 }
+
+// errNoSource is the error of the zero Monitor's Run and Poll.
+var errNoSource = fmt.Errorf("%w: the zero Monitor has no source; make one with NewMonitor", ErrInvalidOption)
 
 // changed logs and notifies a change of state from prev to cur.
 func (m *Monitor) changed(prev, cur Reading) {

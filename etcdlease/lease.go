@@ -132,7 +132,7 @@ func Acquire(ctx context.Context, client Client, opts Options) (*Lease, error) {
 // and marks — for a node id that is configured rather than leased
 // (static, from the environment, a StatefulSet's ordinal): a fleet guard.
 // A second process that claims an id while another holds it fails at
-// once, with the holder's [Options.Holder]; a holder that loses its claim
+// once, with the holder's [lease.Options.Holder]; a holder that loses its claim
 // stops issuing (Held is false, Done is closed). Ids claimed and ids
 // acquired share the range: Acquire skips a claimed id, and a Claim of an
 // acquired id fails.

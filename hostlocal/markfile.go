@@ -36,10 +36,11 @@ import (
 //     write it (0444), are refused with a [*ringflake.MarkError] matching
 //     [ErrMarkFileUnusable], and left as they are.
 //
-// A MarkFile is a store that one generator holds at a time: a generator holds the file while it
-// uses it, through an exclusive flock(2) lock on the file's target path
-// with ".lock" appended (node.mark.lock next to node.mark), in which it
-// records its process id. A second generator on the same file — in
+// One generator at a time holds a MarkFile: [ringflake.New] takes it
+// with [MarkFile.Hold] and [ringflake.Generator.Close] gives it back. It
+// holds the file through an exclusive flock(2) lock on the file's target
+// path with ".lock" appended (node.mark.lock next to node.mark), in which
+// it records its process id. A second generator on the same file — in
 // another process, or in this one through the same or another
 // MarkFile — fails at once with a [*ringflake.MarkError] matching
 // [ErrMarkInUse] that names the holder's pid, instead of taking the
@@ -49,7 +50,9 @@ import (
 // BSDs); elsewhere Hold checks the file but locks nothing.
 //
 // A MarkFile is safe for concurrent use. One file serves one
-// generator (one node) at a time.
+// generator (one node) at a time. The zero MarkFile has no path: its
+// methods fail with an error matching [ErrMarkFileUnusable]; make one
+// with [NewMarkFile].
 type MarkFile struct {
 	path string
 
@@ -80,8 +83,8 @@ const (
 // takes about 200 bytes: a larger file is not a mark file.
 const maxMarkFile = 1024
 
-// Hold takes the store's file for one generator (store that one generator holds at a time); [ringflake.New]
-// calls it. It fails with a [*ringflake.MarkError] (matching [ErrMarkInUse])
+// Hold takes the store's file for the one generator that may use it;
+// [ringflake.New] calls it. It fails with a [*ringflake.MarkError] (matching [ErrMarkInUse])
 // when another generator holds the file, with a [*ringflake.MarkError]
 // (matching [ErrMarkFileUnusable]) when the path leads to something the
 // store must not use (see [MarkFile]), and with the cause (for
@@ -178,6 +181,9 @@ const maxLinks = 40
 func (s *MarkFile) resolve() (string, error) {
 	if s.held {
 		return s.heldAt, nil
+	}
+	if s.path == "" {
+		return "", unusable("", "", "no path: the zero MarkFile; make one with NewMarkFile", nil)
 	}
 	path := s.path
 	for range maxLinks {

@@ -68,8 +68,9 @@ const DefaultDir = "/tmp/ringflake-nodes"
 // package keeps a held Node reachable, because the garbage collector
 // closes the lock file of an unreachable one, and with it the lock.
 //
-// A Node is safe for concurrent use. Its zero value is not usable:
-// make one with [NewNode].
+// A Node is safe for concurrent use. Its zero value has no directory:
+// NodeID and Claim fail with an error matching
+// [ringflake.ErrNodeUnavailable]; make one with [NewNode].
 type Node struct {
 	dir string
 	def bool // dir is DefaultDir: made shared by every user
@@ -212,6 +213,9 @@ const dirLockRetry = 10 * time.Millisecond
 func (n *Node) openDir(ctx context.Context) (*os.File, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: lock directory %s: "+format, append([]any{ringflake.ErrNodeUnavailable, n.dir}, args...)...)
+	}
+	if n.dir == "" {
+		return nil, fmt.Errorf("%w: no lock directory: the zero Node; make one with NewNode", ringflake.ErrNodeUnavailable)
 	}
 	if n.def {
 		if err := os.Mkdir(n.dir, 0o700); err == nil {

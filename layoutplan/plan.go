@@ -47,7 +47,7 @@ type Fit struct {
 	Layout ringflake.Layout
 	// Nodes is the layout's node ids over the nodes demanded.
 	Nodes float64
-	// Rate is the layout's IDs per second per node ([ringflake.Layout.Capacity])
+	// Rate is the layout's IDs per second per node ([Capacity])
 	// over the rate demanded.
 	Rate float64
 	// Years is the layout's lifetime (from its epoch to the end of its

@@ -1,6 +1,6 @@
 // Package lease is what ringflake's lease modules share, as public,
 // versioned API of the core module: the [Options] of a lease and their
-// checks, the [Event]s a lease reports, its errors, and the [Keeper] that
+// checks, the events ([Event]) a lease reports, its errors, and the [Keeper] that
 // keeps a leased node id — renewals on a timer, Held measured against the
 // clock, quiet periods, expiry and loss.
 //

@@ -183,6 +183,8 @@ func (o Options) Resolve(r Rules) (Config, error) {
 		return Config{}, &OptionError{Package: r.Package, Reason: fmt.Sprintf(format, args...)}
 	}
 	switch {
+	case r.TTLUnit <= 0: // the module's rule, not the user's option
+		return bad("Rules.TTLUnit %v: want a positive duration", r.TTLUnit)
 	case o.TTL < r.TTLUnit || o.TTL%r.TTLUnit != 0:
 		return bad("TTL %v: want a positive whole number of %v", o.TTL, r.TTLUnit)
 	case o.RenewEvery < 0 || o.Margin < 0 || o.Timeout < 0 || o.MaxLead < 0:

@@ -39,7 +39,8 @@ const MaxTweak = 256
 //     never another ID. [WithoutCheck] drops both checks (14 characters:
 //     the version and 13 characters of the number).
 //
-// Make one with [New]; the zero Codec has no keys, and its methods panic.
+// Make one with [New]; the zero Codec has no keys: it encodes and decodes
+// nothing, and its methods return errors matching [ErrUnknownVersion].
 // A Codec is immutable and safe for concurrent use by multiple goroutines.
 type Codec struct {
 	tweak   []byte
@@ -117,16 +118,26 @@ func (c *Codec) TextLen() int {
 // non-negative int64, distinct for distinct IDs. A negative id is an error
 // matching [ErrNegative].
 func (c *Codec) Encode(id ringflake.ID) (int64, error) {
+	if c.primary == nil {
+		return 0, errNoKeys
+	}
 	if id < 0 {
 		return 0, negativeError(id)
 	}
 	return int64(c.primary.ff1.encrypt(new([16]byte), uint64(id))), nil
 }
 
+// errNoKeys is the error of the zero Codec, which has no key to encode or
+// decode with.
+var errNoKeys = fmt.Errorf("%w: the zero Codec has no keys; make one with New", ErrUnknownVersion)
+
 // Decode returns the ID whose public number under the primary key is n.
 // Every non-negative n is some ID's public number; a negative n is a
 // [*DecodeError] matching [ErrMalformed].
 func (c *Codec) Decode(n int64) (ringflake.ID, error) {
+	if c.primary == nil {
+		return 0, errNoKeys
+	}
 	return c.decodeNumber(c.primary, n)
 }
 
@@ -181,6 +192,9 @@ func (c *Codec) Format(id ringflake.ID) (string, error) {
 // block of scratch space), and grows dst once otherwise. A negative id is
 // an error matching [ErrNegative], and leaves dst as it was.
 func (c *Codec) AppendText(dst []byte, id ringflake.ID) ([]byte, error) {
+	if c.primary == nil {
+		return dst, errNoKeys
+	}
 	if id < 0 {
 		return dst, negativeError(id)
 	}
@@ -201,7 +215,7 @@ func (c *Codec) AppendText(dst []byte, id ringflake.ID) ([]byte, error) {
 }
 
 // Parse reads the text form of a public ID and returns its ID. Errors are
-// [*DecodeError]s, which match [ringflake.ErrInvalidID] and one of
+// [*DecodeError] values, which match [ringflake.ErrInvalidID] and one of
 // [ErrMalformed] (empty, the wrong length, a character outside the
 // alphabet), [ErrCheckFailed] (a mistyped character, text of another key
 // or tweak, a guess) and [ErrUnknownVersion] (a key version the codec does

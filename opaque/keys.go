@@ -57,7 +57,7 @@ type Keys struct {
 
 // NewKeys returns the key set whose primary key is primary and whose other
 // keys, which only decode, are others. It copies nothing it does not need:
-// the secrets may be wiped after it returns. Errors are [*KeyError]s
+// the secrets may be wiped after it returns. Errors are [*KeyError] values
 // matching [ErrInvalidKey]: a version outside 0 to [MaxVersion], a version
 // given twice, a secret that is not 16, 24 or 32 bytes.
 func NewKeys(primary Key, others ...Key) (*Keys, error) {
@@ -93,7 +93,7 @@ func NewKeys(primary Key, others ...Key) (*Keys, error) {
 //
 //	2:<base64 of the new 32 bytes>,1:<base64 of the old 32 bytes>
 //
-// Errors are [*KeyError]s matching [ErrInvalidKey]; they name the entry by
+// Errors are [*KeyError] values matching [ErrInvalidKey]; they name the entry by
 // its position and never quote a secret.
 func ParseKeys(text string) (*Keys, error) {
 	entries := strings.FieldsFunc(text, func(r rune) bool {
@@ -131,8 +131,11 @@ func ParseKeys(text string) (*Keys, error) {
 func (ks *Keys) Primary() int { return ks.primary }
 
 // Versions returns the versions of every key, the primary first, then the
-// others in increasing order.
+// others in increasing order; nil for a nil Keys (a zero Codec's).
 func (ks *Keys) Versions() []int {
+	if ks == nil {
+		return nil
+	}
 	vs := []int{ks.primary}
 	for v, blk := range ks.blocks {
 		if blk != nil && v != ks.primary {
@@ -168,7 +171,10 @@ func (ks *Keys) versionList() string {
 	for i, v := range vs {
 		s[i] = strconv.Itoa(v)
 	}
-	if len(s) == 1 {
+	switch len(s) {
+	case 0:
+		return "no keys"
+	case 1:
 		return s[0]
 	}
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]

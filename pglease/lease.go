@@ -129,7 +129,7 @@ func Acquire(ctx context.Context, db DB, opts Options) (*Lease, error) {
 // node id that is configured rather than leased (static, from the
 // environment, a StatefulSet's ordinal): a fleet guard. A second process
 // that claims an id while another holds it fails at once, with the
-// holder's [Options.Holder]; a holder that loses its claim stops issuing
+// holder's [lease.Options.Holder]; a holder that loses its claim stops issuing
 // (Held is false, Done is closed). Ids claimed and ids acquired share
 // the range: Acquire skips a claimed id, and a Claim of an acquired id
 // fails.

@@ -13,7 +13,7 @@ type LeaseRecorder interface {
 }
 
 // LeaseCollector is a [prometheus.Collector] for the events of one lease
-// of redislease or etcdlease, as a [lease.Recorder] counts them (metrics
+// of redislease, etcdlease or pglease, as a [lease.Recorder] counts them (metrics
 // ringflake_lease_…), with the offset to the lease server's clock that its
 // renewals measure (Redis only). Make one with [NewLeaseCollector]; the
 // zero LeaseCollector is not usable. It is safe for concurrent use.

@@ -124,7 +124,7 @@ type serialElem struct {
 //   - time, node and sequence must appear in the order of their bits in the
 //     ID (the layout's field order), most significant first.
 //
-// Errors match [ErrInvalidPattern] and are [*PatternError]s; a
+// Errors match [ErrInvalidPattern] and are [*PatternError] values; a
 // zero layout is an error matching [ringflake.ErrInvalidLayout].
 func New(pattern string, layout ringflake.Layout) (Format, error) {
 	if layout.IsZero() {

@@ -189,7 +189,10 @@ func (c *Clock) Set(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sync()
-	c.wall = t.Round(0).In(c.loc)
+	c.wall = t.Round(0)
+	if c.loc != nil { // nil in the zero Clock
+		c.wall = c.wall.In(c.loc)
+	}
 }
 
 // Freeze stops the wall clock for the next d of true elapsed time. The

@@ -20,8 +20,11 @@ const DefaultLead = time.Second
 // rollbacks NTP usually causes without ever issuing an ID stamped later than
 // one already issued: the ring absorbs a step back with the capacity that
 // recent load left unused, a short stall covers a busy ring on a small
-// step, and a large step on a busy node fails loudly instead of silently
-// borrowing future time. Pick [Logical] when strictly increasing IDs matter
+// step, and a step longer than 5 ms fails with a [*RollbackError] once
+// the ring has no room, instead of borrowing future time. A step of any
+// size — an hour — is absorbed as long as the ring has room: under light
+// load the last 256 ticks left most of their sequence numbers unused,
+// and the ring issues them, stamped up to the newest tick issued. Pick [Logical] when strictly increasing IDs matter
 // more than ID time matching the clock, and [Error] when a node should stop
 // rather than issue out of order.
 func Default() Strategy { return Chain(Ring(), Wait(DefaultWait), Error()) }
@@ -70,7 +73,7 @@ func (w waitStrategy) Decide(s Situation) Plan {
 	if !s.IsBehind() {
 		return Pass()
 	}
-	if d := s.Behind(); s.Waited+d <= w.max {
+	if d := s.Behind(); d <= w.max && s.Waited <= w.max-d {
 		return Sleep(d)
 	}
 	return Pass()
@@ -108,11 +111,12 @@ type logicalStrategy struct{ lead time.Duration }
 
 func (l logicalStrategy) Decide(s Situation) Plan {
 	now := s.Now()
-	limit := now + s.Ticks(l.lead)
-	if s.Newest > limit {
+	limit := addSat(now, s.Ticks(l.lead))
+	from := max(now, s.Newest)
+	if from > limit { // further behind than the lead (or a lead below a tick)
 		return Pass()
 	}
-	return Issue(max(now, s.Newest), limit).OrSleep(s.Until(now + 1))
+	return Issue(from, limit).OrSleep(s.Until(addSat(now, 1)))
 }
 
 func (l logicalStrategy) String() string { return "logical:" + formatDuration(l.lead) }

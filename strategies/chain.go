@@ -26,8 +26,12 @@ type chain struct{ steps []Strategy }
 // Decide returns the first plan of its steps that is not Pass. Generators
 // do not call it: they expand the chain with Flatten so that a step whose
 // Issue plan finds no room hands over to the next step.
+// A nil step, which Validate rejects, passes.
 func (c chain) Decide(s Situation) Plan {
 	for _, step := range c.steps {
+		if step == nil {
+			continue
+		}
 		if p := step.Decide(s); !p.IsPass() {
 			return p
 		}

@@ -75,8 +75,13 @@ type Situation struct {
 	Frozen bool
 }
 
-// Now returns the tick the clock reads (floor of Elapsed / Unit).
+// Now returns the tick the clock reads (floor of Elapsed / Unit). A
+// Situation without a positive Unit, such as the zero Situation, has no
+// ticks: Now returns 0.
 func (s Situation) Now() int64 {
+	if s.Unit <= 0 {
+		return 0
+	}
 	t := int64(s.Elapsed / s.Unit)
 	if s.Elapsed < 0 && s.Elapsed%s.Unit != 0 {
 		t--
@@ -117,9 +122,13 @@ func (s Situation) BehindError() error {
 // Until returns the time the clock needs to reach the start of tick; it is
 // zero or negative when the clock has already reached it. It saturates at
 // the largest and smallest Duration rather than wrap, for a clock that
-// reads centuries away from tick.
+// reads centuries away from tick. Without a positive Unit it returns
+// -Elapsed, as if every tick started at the epoch.
 func (s Situation) Until(tick int64) time.Duration {
-	at := time.Duration(tick) * s.Unit // a layout's ticks fit a Duration
+	var at time.Duration
+	if s.Unit > 0 {
+		at = mulSat(tick, s.Unit) // a layout's ticks fit a Duration; a made-up Situation's may not
+	}
 	switch {
 	case s.Elapsed < 0 && at > math.MaxInt64+s.Elapsed:
 		return math.MaxInt64
@@ -129,8 +138,37 @@ func (s Situation) Until(tick int64) time.Duration {
 	return at - s.Elapsed
 }
 
-// Ticks converts d to whole ticks, rounding down.
-func (s Situation) Ticks(d time.Duration) int64 { return int64(d / s.Unit) }
+// Ticks converts d to whole ticks, rounding towards zero; 0 without a
+// positive Unit.
+func (s Situation) Ticks(d time.Duration) int64 {
+	if s.Unit <= 0 {
+		return 0
+	}
+	return int64(d / s.Unit)
+}
+
+// mulSat returns tick*unit (unit > 0), saturated at the largest and
+// smallest Duration.
+func mulSat(tick int64, unit time.Duration) time.Duration {
+	switch {
+	case tick > int64(math.MaxInt64/unit):
+		return math.MaxInt64
+	case tick < int64(math.MinInt64/unit):
+		return math.MinInt64
+	}
+	return time.Duration(tick) * unit
+}
+
+// addSat returns a+b saturated at the largest and smallest int64.
+func addSat(a, b int64) int64 {
+	switch {
+	case b > 0 && a > math.MaxInt64-b:
+		return math.MaxInt64
+	case b < 0 && a < math.MinInt64-b:
+		return math.MinInt64
+	}
+	return a + b
+}
 
 type planKind uint8
 
