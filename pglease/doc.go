@@ -55,7 +55,12 @@
 // SELECT, INSERT, UPDATE on the tables and EXECUTE on the functions; it
 // calls pg_control_system() and pg_current_wal_lsn(), which PostgreSQL
 // grants to PUBLIC. Dropping the tables takes CASCADE (the functions use
-// their row types); Migrate makes everything again.
+// their row types), which leaves the functions that use a row type only
+// in their bodies behind; every call then fails with [ErrNoSchema], as on
+// a database that never had the tables, and Migrate makes everything
+// again. The tables it makes have no epoch for any prefix, so leases
+// taken after it wait out the quiet period of a server that lost its
+// data.
 //
 // # How an id is held
 //

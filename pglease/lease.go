@@ -26,7 +26,9 @@ type Options = lease.Options
 var rules = lease.Rules{Package: "pglease", TTLUnit: time.Millisecond}
 
 // ErrNoSchema is matched by the error of a lease on a database without
-// the lease tables and functions: run [Migrate] first.
+// the lease tables and functions — never migrated, restored without them,
+// or after DROP TABLE … CASCADE, which leaves functions behind: run
+// [Migrate] first.
 var ErrNoSchema = errors.New("pglease: the lease tables do not exist (run pglease.Migrate)")
 
 // DB is what the leases need of a PostgreSQL client: *pgxpool.Pool,
@@ -205,7 +207,10 @@ func clientErr(err error) error {
 	}
 	flat := error(oneLine{err})
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "42883") { // undefined_table, undefined_function
+	// undefined_table, undefined_function, and undefined_object: after
+	// DROP TABLE … CASCADE the functions that use a table's row type in
+	// their bodies stay behind, and fail on the missing type.
+	if errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "42883" || pe.Code == "42704") {
 		return fmt.Errorf("%w: %w", ErrNoSchema, flat)
 	}
 	return flat
