@@ -95,6 +95,7 @@ type proxyConn struct {
 	// Under Proxy.mu:
 	frozen    bool     // client bytes are held back
 	held      [][]byte // what was held back, in order
+	cut       bool     // Abandon closed the client's side
 	delivered bool     // Deliver ran: the next end of a stream is its answer
 
 	answered chan struct{} // closed when the server answered the delivery
@@ -171,13 +172,13 @@ func (p *Proxy) toClient(c *proxyConn) {
 		n, err := c.server.Read(buf)
 		if n > 0 {
 			ends := !p.http2 || frames.endsStream(buf[:n])
+			_, _ = c.client.Write(buf[:n]) // fails once the client's side is cut: the answer goes nowhere
 			p.mu.Lock()
 			delivered := c.delivered
 			p.mu.Unlock()
 			if ends && delivered {
 				c.answeredNow()
 			}
-			_, _ = c.client.Write(buf[:n]) // fails once the client's side is cut: the answer goes nowhere
 		}
 		if err != nil {
 			_ = c.client.Close()
@@ -190,19 +191,28 @@ func (p *Proxy) toClient(c *proxyConn) {
 func (p *Proxy) HoldSave() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.hold = true
+	p.hold, p.held, p.heldCh = true, nil, make(chan struct{})
 }
 
-// Abandon implements [Delay]: it waits up to 30 s for a held save.
-func (p *Proxy) Abandon(t *testing.T) {
+// WaitHeld waits up to 30 s for a save to be held back, and leaves its
+// client waiting for the answer: [Proxy.Deliver] then hands it the
+// server's.
+func (p *Proxy) WaitHeld(t *testing.T) {
 	t.Helper()
 	select {
 	case <-p.heldCh:
 	case <-time.After(30 * time.Second):
 		t.Fatal("proxy: no request with a mark within 30s of HoldSave")
 	}
+}
+
+// Abandon implements [Delay]: it waits up to 30 s for a held save.
+func (p *Proxy) Abandon(t *testing.T) {
+	t.Helper()
+	p.WaitHeld(t)
 	p.mu.Lock()
 	c := p.held
+	c.cut = true
 	p.mu.Unlock()
 	_ = c.client.Close()
 }
@@ -210,7 +220,9 @@ func (p *Proxy) Abandon(t *testing.T) {
 // Deliver implements [Delay]: it writes the held bytes to the server and
 // waits up to 30 s for the answer: the first bytes the server sends back
 // (Redis and PostgreSQL send their answer once they have run the request)
-// or, with HTTP/2, the end of a stream. It then closes the connection.
+// or, with HTTP/2, the end of a stream. It then closes the connection
+// when [Proxy.Abandon] cut it; else the client gets the answer, and the
+// connection passes bytes through again.
 func (p *Proxy) Deliver(t *testing.T) {
 	t.Helper()
 	p.mu.Lock()
@@ -225,6 +237,10 @@ func (p *Proxy) Deliver(t *testing.T) {
 		_, err := c.server.Write(b)
 		require.NoError(t, err, "proxy: delivering the held request")
 	}
+	p.mu.Lock()
+	c.frozen = false // the client waits for the answer: it sends nothing meanwhile
+	cut := c.cut
+	p.mu.Unlock()
 	select {
 	case <-c.answered:
 	case <-c.gone:
@@ -232,7 +248,9 @@ func (p *Proxy) Deliver(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("proxy: the server did not answer the delivered request within 30s")
 	}
-	c.close()
+	if cut {
+		c.close()
+	}
 }
 
 // A frameReader follows the HTTP/2 frames of one direction of a
