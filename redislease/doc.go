@@ -87,9 +87,10 @@
 // a late renewal only extends the key, a late acquisition holds an id
 // nobody uses until its TTL, and a late mark changes nothing: a lease
 // numbers its saves and the script stores one only when its number is
-// above that of the last save it stored, so a mark never goes back). Set ContextTimeoutEnabled all the same, so that an abandoned call
-// also gives its connection back at the deadline rather than at the
-// client's ReadTimeout.
+// above that of the last save it stored, so a mark never goes back). Set
+// ContextTimeoutEnabled all the same, so that an abandoned call also gives
+// its connection back at the deadline rather than at the client's
+// ReadTimeout.
 //
 // # When Redis loses data
 //
