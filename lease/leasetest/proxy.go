@@ -45,6 +45,7 @@ type Proxy struct {
 	ln     net.Listener
 
 	mu     sync.Mutex
+	closed bool // the test ended: no new connections
 	conns  map[*proxyConn]struct{}
 	hold   bool          // the next chunk with a mark is held back
 	held   *proxyConn    // the connection whose requests are held back
@@ -81,6 +82,7 @@ func StartProxy(t *testing.T, target string, http2 bool) *Proxy {
 		<-done
 		p.mu.Lock()
 		defer p.mu.Unlock()
+		p.closed = true
 		for c := range p.conns {
 			c.close()
 		}
@@ -118,8 +120,13 @@ func (p *Proxy) serve(client net.Conn) {
 	}
 	c := &proxyConn{client: client, server: server, answered: make(chan struct{}), gone: make(chan struct{})}
 	p.mu.Lock()
+	closed := p.closed
 	p.conns[c] = struct{}{}
 	p.mu.Unlock()
+	if closed {
+		c.close()
+		return
+	}
 	go p.toClient(c)
 	buf := make([]byte, 64<<10)
 	for {
