@@ -28,6 +28,21 @@ const DefaultMarkAhead = time.Second
 // reservation without reporting a rollback. A clock behind Since is a
 // rollback, and the generator's strategy decides.
 //
+// Saves must take effect in the order they were made. A store whose saves
+// travel over a network must order them on the server, because a request
+// the client gave up on (a timeout, a stalled connection, a pool that
+// opened another) can still reach the server after a later save
+// succeeded, and a mark that goes back lets a restart with its clock
+// behind issue IDs again. Number each writer's saves and send the number
+// with the fencing token; the server stores a save only when its number
+// is above the last one it stored for that token, and a late, older one
+// changes nothing (it may report an error; its caller gave up on it).
+// Compare numbers, not marks: [Generator.Close]'s exact mark, the run's
+// last save, may be below the mark written ahead before it and must
+// replace it. The lease modules (redislease, etcdlease, pglease) do this,
+// and lease/leasetest holds a store to it through a proxy that delivers a
+// save late.
+//
 // A store that one generator must hold at a time (a file, say) also has
 // the methods Hold(ctx) error and Release() error: New calls Hold before
 // it loads the mark and fails with its error, and Close calls Release.

@@ -80,7 +80,10 @@
 // those IDs unique is the high-water mark: the lease implements
 // [ringflake.MarkStore], the mark lives in PREFIX/mark/<id> (no lease:
 // marks outlive leases), and a save is a transaction that succeeds only
-// while the id's key holds the saver's token. A generator never issues
+// while the id's key holds the saver's token and when no later save of the
+// lease was stored before (the number of the save that stored the mark
+// lives in PREFIX/saved/<id>; see [Lease.SaveMark]), so a save that
+// stalled on the way cannot replace a later one. A generator never issues
 // past its last saved mark, and the next holder of the id starts after
 // that mark, so the paused process's IDs stay below the next holder's.
 // This holds only when the generator keeps its mark with the lease — the

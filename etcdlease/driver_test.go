@@ -28,6 +28,15 @@ func (driver) Connect(t *testing.T) leasetest.Conn {
 	return newConn(sharedClient(t))
 }
 
+// ConnectDelayed returns a client of the shared server through a
+// leasetest.Proxy that follows its HTTP/2 frames.
+func (driver) ConnectDelayed(t *testing.T) (leasetest.Conn, leasetest.Delay) {
+	t.Helper()
+	endpoint := strings.Split(leasetest.RequireEnv(t, leasetest.EtcdEndpointsEnv), ",")[0]
+	p := leasetest.StartProxy(t, strings.TrimPrefix(endpoint, "http://"), true)
+	return newConn(newClient(t, true, "http://"+p.Addr)), p
+}
+
 // Unreachable returns a client without DialTimeout: it connects lazily,
 // so creating it succeeds and its requests wait for their context.
 func (driver) Unreachable(t *testing.T) leasetest.Conn {

@@ -21,7 +21,7 @@ import (
 // [lease.Options], shared with redislease. With etcd, TTLs are whole
 // seconds (the server may grant more; the lease uses what it grants), and
 // a prefix p owns the keys "p/lease/<id>", "p/owner/<id>", "p/mark/<id>",
-// "p/epoch" and "p/quiet" (see the package documentation).
+// "p/saved/<id>", "p/epoch" and "p/quiet" (see the package documentation).
 type Options = lease.Options
 
 // rules: TTLs are whole seconds.
@@ -88,7 +88,9 @@ type Lease struct {
 	leaseKey string
 	ownerKey string
 	markKey  string
+	savedKey string       // token and number of the save that stored the mark
 	leaseID  atomic.Int64 // the etcd lease the lease key is attached to
+	saves    atomic.Int64 // SaveMark calls so far: each save's number
 }
 
 var (
@@ -212,6 +214,7 @@ func (s *settings) take(ctx context.Context, client Client, claim func(context.C
 		leaseKey: s.key("lease", node),
 		ownerKey: s.key("owner", node),
 		markKey:  s.key("mark", node),
+		savedKey: s.key("saved", node),
 	}
 	l.leaseID.Store(int64(t.id))
 	l.Keeper, l.stop = lease.Keep(s.Config, node, notBefore, sent.Add(time.Duration(grant.TTL)*time.Second-s.Margin), l.renew)
@@ -518,22 +521,45 @@ func (l *Lease) LoadMark(ctx context.Context) (ringflake.Mark, error) {
 // holder that lost the id (even one paused past its TTL that does not know
 // it yet) cannot overwrite the mark of the next holder. The key exists
 // only while the etcd lease it is attached to is alive, and only this
-// lease writes its token, so the token is the fencing token. It
-// implements [ringflake.MarkStore]. Errors match ringflake.ErrLeaseLost
-// when the token does not hold the id.
+// lease writes its token, so the token is the fencing token. Saves take
+// effect in the order of the calls: each writes its token and number into
+// the key "p/saved/<id>" with the mark, and the transaction ignores one
+// that reaches etcd after a later save of this lease (a request abandoned
+// at its timeout may still arrive). It implements [ringflake.MarkStore].
+// Errors match ringflake.ErrLeaseLost when the token does not hold the
+// id, and [lease.ErrStaleSave] when a later save was stored first.
 func (l *Lease) SaveMark(ctx context.Context, mark ringflake.Mark) error {
 	text, _ := mark.MarshalText() // never fails
+	// "<token>/<number>", the number in 20 digits: etcd compares values
+	// as bytes, which orders the saves of one token by number. The
+	// values of the token lie between "<token>/" and "<token>0".
+	ours, saved := l.token+"/", fmt.Sprintf("%s/%020d", l.token, l.saves.Add(1))
+	held := clientv3.Compare(clientv3.Value(l.leaseKey), "=", l.token)
+	write := []clientv3.Op{clientv3.OpPut(l.markKey, string(text)), clientv3.OpPut(l.savedKey, saved)}
 	ctx, cancel := context.WithTimeout(ctx, l.s.Timeout)
 	defer cancel()
 	txn, err := l.client.Txn(ctx).
-		If(clientv3.Compare(clientv3.Value(l.leaseKey), "=", l.token)).
-		Then(clientv3.OpPut(l.markKey, string(text))).
+		// An earlier save of ours stored the mark: write.
+		If(held, clientv3.Compare(clientv3.Value(l.savedKey), ">", ours), clientv3.Compare(clientv3.Value(l.savedKey), "<", saved)).
+		Then(write...).
+		Else(clientv3.OpTxn(
+			// A later save of ours did: stale.
+			[]clientv3.Cmp{held, clientv3.Compare(clientv3.Value(l.savedKey), ">", ours), clientv3.Compare(clientv3.Value(l.savedKey), "<", l.token+"0")},
+			nil,
+			// Another holder's save, or none (a value compared on a
+			// missing key fails): write if the id is ours.
+			[]clientv3.Op{clientv3.OpTxn([]clientv3.Cmp{held}, write, nil)})).
 		Commit()
 	if err != nil {
 		return fmt.Errorf("etcdlease: saving the mark of node %d: %w", l.node, err)
 	}
-	if !txn.Succeeded {
-		return fmt.Errorf("%w: etcdlease: node %d is not held by this lease; mark not saved", ringflake.ErrLeaseLost, l.node)
+	switch {
+	case txn.Succeeded:
+		return nil
+	case txn.Responses[0].GetResponseTxn().Succeeded:
+		return fmt.Errorf("%w: etcdlease: node %d: mark not saved", lease.ErrStaleSave, l.node)
+	case txn.Responses[0].GetResponseTxn().Responses[0].GetResponseTxn().Succeeded:
+		return nil
 	}
-	return nil
+	return fmt.Errorf("%w: etcdlease: node %d is not held by this lease; mark not saved", ringflake.ErrLeaseLost, l.node)
 }

@@ -12,7 +12,9 @@ import (
 // even when f does not watch its context (go-redis ignores deadlines
 // unless the client has ContextTimeoutEnabled). f then goes on in a
 // goroutine of its own until it returns, and its result is dropped: a
-// request abandoned this way may still reach the server later.
+// request abandoned this way may still reach the server later (a lease
+// module's mark saves are numbered, so that a late one changes nothing:
+// see [ErrStaleSave]).
 func Call[T any](ctx context.Context, timeout time.Duration, f func(context.Context) (T, error)) (T, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	type result struct {

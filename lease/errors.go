@@ -17,6 +17,15 @@ var ErrClosed = errors.New("ringflake: lease closed")
 // deleted the epoch to force a quiet period.
 var ErrDataLost = errors.New("ringflake: the lease server lost the prefix's data")
 
+// ErrStaleSave is matched by the error of a mark save that changed
+// nothing because the server had already stored a later save of the same
+// lease. A lease numbers its saves, and the server keeps the number of
+// the last one it stored: saves take effect in the order they were made,
+// so a request that reaches the server late (one its caller gave up on,
+// say) never replaces a later mark — and an exact mark saved last by
+// ringflake's Generator.Close, below the mark it reserved before, does.
+var ErrStaleSave = errors.New("ringflake: a later mark save of this lease was stored first")
+
 // ErrClockSkew is matched by the error of an acquire or a claim refused
 // because this host's clock is certainly further from the lease server's
 // clock than [Options.MaxSkew], a [*SkewError] naming the measured offset

@@ -43,17 +43,24 @@
 //	    holder     text        NOT NULL,   -- its Options.Holder, "HOSTNAME/PID" by default
 //	    expires_at timestamptz,            -- on the database's clock; NULL once released
 //	    mark       text,                   -- the latest holder's high-water mark
+//	    saved      bigint      NOT NULL DEFAULT 0, -- the number of the holder's save that stored it
 //	    PRIMARY KEY (prefix, node)
 //	);
 //
 // and the functions ringflake_node_acquire, ringflake_node_renew and
-// ringflake_node_save_mark (with their helpers, all named ringflake_node_*).
+// ringflake_node_save_mark_in_order (with their helpers, all named
+// ringflake_node_*).
 // The names are unqualified: set search_path in the connection string to
 // keep them in a schema of their own. The role of the leases needs
 // SELECT, INSERT, UPDATE on the tables and EXECUTE on the functions; it
 // calls pg_control_system() and pg_current_wal_lsn(), which PostgreSQL
 // grants to PUBLIC. Dropping the tables takes CASCADE (the functions use
-// their row types); Migrate makes everything again.
+// their row types), which leaves the functions that use a row type only
+// in their bodies behind; every call then fails with [ErrNoSchema], as on
+// a database that never had the tables, and Migrate makes everything
+// again. The tables it makes have no epoch for any prefix, so leases
+// taken after it wait out the quiet period of a server that lost its
+// data.
 //
 // # How an id is held
 //
@@ -103,11 +110,14 @@
 // greater than every token handed out under the prefix before (the epoch
 // row counts them) and than the database's clock in microseconds, so
 // tokens keep growing even after the tables were restored from an older
-// backup. A mark is saved (ringflake_node_save_mark) only while the row
-// holds the lease's token and has not expired on the database's clock:
-// a holder paused past its TTL (SIGSTOP, a stopped VM) cannot overwrite
-// the mark of the next holder, its generator issues nothing past its last
-// saved mark, and the next holder starts after that mark.
+// backup. A mark is saved (ringflake_node_save_mark_in_order) only while
+// the row holds the lease's token and has not expired on the database's
+// clock: a holder paused past its TTL (SIGSTOP, a stopped VM) cannot
+// overwrite the mark of the next holder, its generator issues nothing past
+// its last saved mark, and the next holder starts after that mark. And a
+// mark is saved only when no later save of the lease was stored before
+// (the row keeps the number of the save that stored its mark): a request
+// that stalled on the way and arrives late cannot put the mark back.
 //
 // # When the database loses data
 //

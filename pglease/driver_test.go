@@ -3,6 +3,8 @@ package pglease_test
 import (
 	"context"
 	"fmt"
+	"net"
+	"strconv"
 	"testing"
 	"time"
 
@@ -35,6 +37,28 @@ func (d driver) Connect(t *testing.T) leasetest.Conn {
 	require.NoError(t, p.Ping(context.Background()), "the server at %s=%s does not answer", env, dsn)
 	migrate(t, p)
 	return newConn(p)
+}
+
+// ConnectDelayed returns a pool of the shared server (or PgBouncer)
+// through a leasetest.Proxy.
+func (d driver) ConnectDelayed(t *testing.T) (leasetest.Conn, leasetest.Delay) {
+	t.Helper()
+	env := leasetest.PostgresDSNEnv
+	if d.bouncer {
+		env = leasetest.PgBouncerDSNEnv
+	}
+	cfg, err := pgxpool.ParseConfig(leasetest.RequireEnv(t, env))
+	require.NoError(t, err)
+	p := leasetest.StartProxy(t, net.JoinHostPort(cfg.ConnConfig.Host, strconv.Itoa(int(cfg.ConnConfig.Port))), false)
+	host, port, err := net.SplitHostPort(p.Addr)
+	require.NoError(t, err)
+	n, err := strconv.ParseUint(port, 10, 16)
+	require.NoError(t, err)
+	cfg.ConnConfig.Host, cfg.ConnConfig.Port = host, uint16(n)
+	cfg.ConnConfig.Fallbacks = nil
+	pool := newPoolConfig(t, cfg)
+	migrate(t, pool)
+	return newConn(pool), p
 }
 
 // Unreachable returns a pool of a loopback port nothing listens on; a
@@ -85,6 +109,12 @@ func newPool(t *testing.T, dsn string) *pgxpool.Pool {
 	t.Helper()
 	cfg, err := pgxpool.ParseConfig(dsn)
 	require.NoError(t, err)
+	return newPoolConfig(t, cfg)
+}
+
+// newPoolConfig returns a pool as newPool does, of cfg.
+func newPoolConfig(t *testing.T, cfg *pgxpool.Config) *pgxpool.Pool {
+	t.Helper()
 	cfg.MaxConns = 4
 	p, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	require.NoError(t, err)

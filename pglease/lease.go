@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,7 +26,9 @@ type Options = lease.Options
 var rules = lease.Rules{Package: "pglease", TTLUnit: time.Millisecond}
 
 // ErrNoSchema is matched by the error of a lease on a database without
-// the lease tables and functions: run [Migrate] first.
+// the lease tables and functions — never migrated, restored without them,
+// or after DROP TABLE … CASCADE, which leaves functions behind: run
+// [Migrate] first.
 var ErrNoSchema = errors.New("pglease: the lease tables do not exist (run pglease.Migrate)")
 
 // DB is what the leases need of a PostgreSQL client: *pgxpool.Pool,
@@ -75,8 +78,9 @@ type Lease struct {
 	node  int64 // Node(), for the renewal goroutine, which may start before Keep returns
 	db    DB
 	s     settings
-	fence int64  // the fencing token: the row's fence while this lease holds it
-	epoch string // the prefix's epoch when the id was acquired
+	fence int64        // the fencing token: the row's fence while this lease holds it
+	epoch string       // the prefix's epoch when the id was acquired
+	saves atomic.Int64 // SaveMark calls so far: each save's number
 }
 
 var (
@@ -203,7 +207,10 @@ func clientErr(err error) error {
 	}
 	flat := error(oneLine{err})
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "42883") { // undefined_table, undefined_function
+	// undefined_table, undefined_function, and undefined_object: after
+	// DROP TABLE … CASCADE the functions that use a table's row type in
+	// their bodies stay behind, and fail on the missing type.
+	if errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "42883" || pe.Code == "42704") {
 		return fmt.Errorf("%w: %w", ErrNoSchema, flat)
 	}
 	return flat
@@ -334,23 +341,31 @@ func (l *Lease) where() string {
 // holds the id and its lease has not expired on the database's clock: the
 // check and the write are one statement, so a holder that lost the id
 // (even one paused past its TTL that does not know it yet) cannot
-// overwrite the mark of the next holder. It implements
-// [ringflake.MarkStore]. Errors match ringflake.ErrLeaseLost when the
-// token does not hold the id, and context.DeadlineExceeded when the
-// request takes longer than Options.Timeout (the mark may then be saved
-// or not).
+// overwrite the mark of the next holder. Saves take effect in the order
+// of the calls: each carries its number, and the row keeps the number of
+// the save that stored its mark, so a request that reaches the database
+// after a later save of this lease (one abandoned at its timeout may still
+// arrive) changes nothing. It implements [ringflake.MarkStore]. Errors
+// match ringflake.ErrLeaseLost when the token does not hold the id,
+// [lease.ErrStaleSave] when a later save was stored first, and
+// context.DeadlineExceeded when the request takes longer than
+// Options.Timeout (the mark may then be saved or not — but never after a
+// later save).
 func (l *Lease) SaveMark(ctx context.Context, mark ringflake.Mark) error {
 	text, _ := mark.MarshalText() // never fails
-	saved, err := lease.Call(ctx, l.s.Timeout, func(ctx context.Context) (bool, error) {
-		var ok bool
-		err := l.db.QueryRow(ctx, `SELECT ringflake_node_save_mark($1, $2, $3, $4, $5)`,
-			simple, l.s.Prefix, l.node, l.fence, l.epoch, string(text)).Scan(&ok)
-		return ok, err
+	seq := l.saves.Add(1)
+	code, err := lease.Call(ctx, l.s.Timeout, func(ctx context.Context) (int, error) {
+		var code int
+		err := l.db.QueryRow(ctx, `SELECT ringflake_node_save_mark_in_order($1, $2, $3, $4, $5, $6)`,
+			simple, l.s.Prefix, l.node, l.fence, l.epoch, string(text), seq).Scan(&code)
+		return code, err
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return fmt.Errorf("pglease: saving the mark of node %d: %w", l.node, clientErr(err))
-	}
-	if !saved {
+	case code == 2:
+		return fmt.Errorf("%w: pglease: node %d: mark not saved", lease.ErrStaleSave, l.node)
+	case code != 1:
 		return fmt.Errorf("%w: pglease: node %d is not held by this lease; mark not saved", ringflake.ErrLeaseLost, l.node)
 	}
 	return nil

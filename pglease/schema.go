@@ -43,8 +43,12 @@ CREATE TABLE IF NOT EXISTS ringflake_node_leases (
     holder     text        NOT NULL,  -- Options.Holder of that holder
     expires_at timestamptz,           -- on the database's clock; NULL once released
     mark       text,                  -- the latest holder's high-water mark
+    saved      bigint      NOT NULL DEFAULT 0,  -- the number of the holder's save that stored it
     PRIMARY KEY (prefix, node)
 );
+
+-- Tables made by versions before saved was added get it here.
+ALTER TABLE ringflake_node_leases ADD COLUMN IF NOT EXISTS saved bigint NOT NULL DEFAULT 0;
 
 -- ringflake_node_server names the server process's history: its system
 -- identifier (new with every initdb) and its WAL timeline (new with every
@@ -150,7 +154,7 @@ BEGIN
         INSERT INTO ringflake_node_leases AS l (prefix, node, fence, holder, expires_at)
         VALUES (p_prefix, n, fence, p_holder, clock_timestamp() + p_ttl_ms * interval '1 millisecond')
         ON CONFLICT ON CONSTRAINT ringflake_node_leases_pkey DO UPDATE
-            SET fence = excluded.fence, holder = excluded.holder, expires_at = excluded.expires_at
+            SET fence = excluded.fence, holder = excluded.holder, expires_at = excluded.expires_at, saved = 0
             WHERE l.expires_at IS NULL OR l.expires_at <= clock_timestamp();
         IF FOUND THEN
             UPDATE ringflake_node_epochs SET fence = ringflake_node_acquire.fence WHERE prefix = p_prefix;
@@ -226,7 +230,8 @@ $$;
 
 -- ringflake_node_save_mark stores the mark of p_node while, and only
 -- while, the lease with token p_fence holds the id in epoch p_epoch.
--- Returns whether it did.
+-- Returns whether it did. (What versions before save numbers called;
+-- ringflake_node_save_mark_in_order replaces it.)
 CREATE OR REPLACE FUNCTION ringflake_node_save_mark(p_prefix text, p_node bigint, p_fence bigint, p_epoch text, p_mark text)
 RETURNS boolean
 LANGUAGE plpgsql VOLATILE AS $$
@@ -236,6 +241,32 @@ BEGIN
     WHERE l.prefix = p_prefix AND l.node = p_node AND l.fence = p_fence AND l.expires_at > clock_timestamp()
       AND EXISTS (SELECT 1 FROM ringflake_node_epochs e WHERE e.prefix = p_prefix AND e.epoch = p_epoch);
     RETURN FOUND;
+END
+$$;
+
+-- ringflake_node_save_mark_in_order stores the mark of p_node, as save
+-- number p_save of the lease with token p_fence, while, and only while,
+-- that lease holds the id in epoch p_epoch, and only when no later save
+-- of the lease was stored before: saves of a lease take effect in the
+-- order they were made, so one that arrives late (a request its client
+-- gave up on) changes nothing. Returns 1 saved, 0 the lease does not
+-- hold the id, 2 a later save of the lease was stored first.
+CREATE OR REPLACE FUNCTION ringflake_node_save_mark_in_order(p_prefix text, p_node bigint, p_fence bigint, p_epoch text,
+    p_mark text, p_save bigint)
+RETURNS int
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+    PERFORM ringflake_node_durable();
+    PERFORM 1 FROM ringflake_node_leases l
+    WHERE l.prefix = p_prefix AND l.node = p_node AND l.fence = p_fence AND l.expires_at > clock_timestamp()
+      AND EXISTS (SELECT 1 FROM ringflake_node_epochs e WHERE e.prefix = p_prefix AND e.epoch = p_epoch)
+    FOR UPDATE OF l;
+    IF NOT FOUND THEN
+        RETURN 0;
+    END IF;
+    UPDATE ringflake_node_leases SET mark = p_mark, saved = p_save
+    WHERE prefix = p_prefix AND node = p_node AND saved < p_save;
+    RETURN CASE WHEN FOUND THEN 1 ELSE 2 END;
 END
 $$;
 `

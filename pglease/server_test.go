@@ -132,7 +132,86 @@ func TestNoSchema(t *testing.T) {
 	require.NoError(t, l.Close(ctx))
 }
 
+// TestTablesDropped drops the lease tables while a lease holds an id, the
+// way the package documentation says to drop them (DROP TABLE …
+// CASCADE), which leaves functions behind that use the tables' row types.
+// Every call then fails with ErrNoSchema, as on a database that never had
+// the tables (not with "type … does not exist"); the holder learns at its
+// next renewal that the data is lost; after Migrate a new lease takes
+// the id again and waits out the quiet period of a lost server.
+func TestTablesDropped(t *testing.T) {
+	ctx := context.Background()
+	admin := driver{}.Connect(t).(conn)
+	schema := fmt.Sprintf("dropped_%d", time.Now().UnixNano())
+	admin.exec(t, "CREATE SCHEMA "+schema)
+	t.Cleanup(func() { admin.exec(t, "DROP SCHEMA "+schema+" CASCADE") })
+	u, err := url.Parse(leasetest.RequireEnv(t, leasetest.PostgresDSNEnv))
+	require.NoError(t, err)
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	c := newConn(newPool(t, u.String()))
+	migrate(t, c.p)
+	prefix := leasetest.Prefix(t)
+	c.Settle(t, prefix)
+	h := mustAcquire(t, c, prefix)
+	require.True(t, h.Held())
+	_, err = pglease.List(ctx, c.p, pglease.Options{Prefix: prefix})
+	require.NoError(t, err)
+
+	c.exec(t, "DROP TABLE ringflake_node_epochs, ringflake_node_leases CASCADE")
+
+	_, err = pglease.Acquire(ctx, c.p, pglease.Options{Prefix: prefix})
+	require.ErrorIs(t, err, pglease.ErrNoSchema)
+	_, err = pglease.Claim(ctx, c.p, 3, pglease.Options{Prefix: prefix})
+	require.ErrorIs(t, err, pglease.ErrNoSchema)
+	_, err = pglease.List(ctx, c.p, pglease.Options{Prefix: prefix})
+	require.ErrorIs(t, err, pglease.ErrNoSchema)
+	require.ErrorIs(t, h.SaveMark(ctx, ringflake.Mark{Limit: leasetest.Start, Since: leasetest.Start}), pglease.ErrNoSchema)
+	e := h.next(t, lease.Lost)
+	require.ErrorIs(t, e.Err, lease.ErrDataLost)
+	require.ErrorIs(t, e.Err, ringflake.ErrLeaseLost)
+
+	require.NoError(t, pglease.Migrate(ctx, c.p))
+	again := mustAcquire(t, c, prefix)
+	assert.Equal(t, h.Node(), again.Node(), "the id is free again")
+	assert.False(t, again.Held(), "the tables lost the prefix's data: a quiet period")
+	quiet := time.Minute + time.Minute/100 + 2*time.Millisecond + lease.DefaultMaxLead
+	again.clk.Set(leasetest.Start.Add(quiet + time.Second))
+	require.NoError(t, again.WaitHeld(ctx))
+}
+
 func TestAcquireNilDB(t *testing.T) {
 	_, err := pglease.Acquire(context.Background(), nil, pglease.Options{})
 	require.ErrorIs(t, err, ringflake.ErrInvalidOption)
+}
+
+// TestSaveOvertakenByALaterOne: a save that reaches the database after a
+// later save of the same lease (here, one held back on its connection
+// while the next went on another) changes nothing and reports
+// lease.ErrStaleSave.
+func TestSaveOvertakenByALaterOne(t *testing.T) {
+	ctx := context.Background()
+	c, delay := driver{}.ConnectDelayed(t)
+	proxy := delay.(*leasetest.Proxy)
+	prefix := leasetest.Prefix(t)
+	c.Settle(t, prefix)
+	l, err := c.Acquire(ctx, lease.Options{Prefix: prefix, TTL: time.Minute, Timeout: 30 * time.Second})
+	require.NoError(t, err)
+	defer l.Close(ctx)
+	at := func(ms int) ringflake.Mark {
+		limit := leasetest.Start.Add(time.Duration(ms) * time.Millisecond)
+		return ringflake.Mark{Limit: limit, Since: limit, Node: l.Node(), Layout: "twitter"}
+	}
+
+	proxy.HoldSave()
+	first := make(chan error, 1)
+	go func() { first <- l.SaveMark(ctx, at(200)) }()
+	proxy.WaitHeld(t)
+	require.NoError(t, l.SaveMark(ctx, at(100)), "the later save, on another connection")
+	proxy.Deliver(t)
+	require.ErrorIs(t, <-first, lease.ErrStaleSave)
+	mark, err := l.LoadMark(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, at(100), mark)
 }

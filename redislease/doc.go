@@ -84,11 +84,13 @@
 // client has ContextTimeoutEnabled (off by default), so a lease stops
 // waiting at the deadline whatever the client's options, and the call it
 // abandons runs out in the background (it may still reach the server:
-// a late renewal only extends the key, a late mark is one the generator
-// did not count on, a late acquisition holds an id nobody uses until its
-// TTL). Set ContextTimeoutEnabled all the same, so that an abandoned call
-// also gives its connection back at the deadline rather than at the
-// client's ReadTimeout.
+// a late renewal only extends the key, a late acquisition holds an id
+// nobody uses until its TTL, and a late mark changes nothing: a lease
+// numbers its saves and the script stores one only when its number is
+// above that of the last save it stored, so a mark never goes back). Set
+// ContextTimeoutEnabled all the same, so that an abandoned call also gives
+// its connection back at the deadline rather than at the client's
+// ReadTimeout.
 //
 // # When Redis loses data
 //
@@ -172,7 +174,9 @@
 // [ringflake.MarkStore], the mark lives in the node hash (no TTL: marks
 // outlive leases), and a save succeeds only while the lease key holds the
 // saver's token (the token is the fencing token, and the check is in the
-// script). A generator never issues past its last saved mark, and the next
+// script). Saves take effect in the order the lease made them (each
+// carries its number; see [Lease.SaveMark]), so a save that stalled on
+// the way cannot replace a later one. A generator never issues past its last saved mark, and the next
 // holder of the id starts after that mark, so the paused process's IDs
 // stay below the next holder's. This holds only when the generator keeps
 // its mark with the lease — the default when no ringflake.WithMarkStore is

@@ -37,6 +37,16 @@ func (driver) Connect(t *testing.T) leasetest.Conn {
 	return newConn(c)
 }
 
+// ConnectDelayed returns a client of the shared server through a
+// leasetest.Proxy.
+func (driver) ConnectDelayed(t *testing.T) (leasetest.Conn, leasetest.Delay) {
+	t.Helper()
+	p := leasetest.StartProxy(t, leasetest.RequireEnv(t, leasetest.RedisAddrEnv), false)
+	c := newClient(t, p.Addr)
+	require.NoError(t, c.Ping(context.Background()).Err(), "the server behind the proxy does not answer")
+	return newConn(c), p
+}
+
 func (driver) Unreachable(t *testing.T) leasetest.Conn {
 	return newConn(newClient(t, fmt.Sprintf("127.0.0.1:%d", leasetest.FreePort(t))))
 }

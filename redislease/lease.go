@@ -67,6 +67,7 @@ type Lease struct {
 	leaseKey string
 	nodeKey  string
 	offset   atomic.Pointer[lease.Offset] // ClockOffset; nil when not measured
+	saves    atomic.Int64                 // SaveMark calls so far: each save's number
 }
 
 var (
@@ -338,21 +339,29 @@ func (l *Lease) LoadMark(ctx context.Context) (ringflake.Mark, error) {
 // SaveMark stores mark while, and only while, this lease's token holds the
 // id: the check and the write are one Lua script, so a holder that lost
 // the id (even one paused past its TTL that does not know it yet) cannot
-// overwrite the mark of the next holder. It implements
-// [ringflake.MarkStore]. Errors match ringflake.ErrLeaseLost when the
-// token does not hold the id, and context.DeadlineExceeded when the request
-// takes longer than Options.Timeout (the mark may then be saved or not).
+// overwrite the mark of the next holder. Saves take effect in the order
+// of the calls: each carries its number, and the script ignores one that
+// reaches Redis after a later save of this lease (a request abandoned at
+// its timeout may still arrive). It implements [ringflake.MarkStore].
+// Errors match ringflake.ErrLeaseLost when the token does not hold the id,
+// [lease.ErrStaleSave] when a later save was stored first, and
+// context.DeadlineExceeded when the request takes longer than
+// Options.Timeout (the mark may then be saved or not — but never after a
+// later save).
 // How durable a saved mark is depends on the server's persistence (see the
 // package documentation).
 func (l *Lease) SaveMark(ctx context.Context, mark ringflake.Mark) error {
 	text, _ := mark.MarshalText() // never fails
+	seq := l.saves.Add(1)
 	n, err := lease.Call(ctx, l.s.Timeout, func(ctx context.Context) (int64, error) {
-		return saveMarkScript.Run(ctx, l.client, []string{l.leaseKey, l.nodeKey}, l.token, string(text)).Int64()
+		return saveMarkScript.Run(ctx, l.client, []string{l.leaseKey, l.nodeKey}, l.token, string(text), seq).Int64()
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return fmt.Errorf("redislease: saving the mark of node %d: %w", l.node, err)
-	}
-	if n != 1 {
+	case n == 2:
+		return fmt.Errorf("%w: redislease: node %d: mark not saved", lease.ErrStaleSave, l.node)
+	case n != 1:
 		return fmt.Errorf("%w: redislease: node %d is not held by this lease; mark not saved", ringflake.ErrLeaseLost, l.node)
 	}
 	return nil

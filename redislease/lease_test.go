@@ -192,3 +192,32 @@ func TestScriptsNeedINFO(t *testing.T) {
 	require.ErrorAs(t, err, &rerr, "the server's refusal")
 	assert.NotErrorIs(t, err, ringflake.ErrNodeUnavailable)
 }
+
+// TestSaveOvertakenByALaterOne: a save that reaches Redis after a later
+// save of the same lease (here, one held back on its connection while the
+// next went on another) changes nothing and reports lease.ErrStaleSave.
+func TestSaveOvertakenByALaterOne(t *testing.T) {
+	ctx := context.Background()
+	c, delay := driver{}.ConnectDelayed(t)
+	proxy := delay.(*leasetest.Proxy)
+	prefix := leasetest.Prefix(t)
+	c.Settle(t, prefix)
+	l, err := c.Acquire(ctx, lease.Options{Prefix: prefix, TTL: time.Minute, Timeout: 30 * time.Second, MaxSkew: -1})
+	require.NoError(t, err)
+	defer l.Close(ctx)
+	at := func(ms int) ringflake.Mark {
+		limit := leasetest.Start.Add(time.Duration(ms) * time.Millisecond)
+		return ringflake.Mark{Limit: limit, Since: limit, Node: l.Node(), Layout: "twitter"}
+	}
+
+	proxy.HoldSave()
+	first := make(chan error, 1)
+	go func() { first <- l.SaveMark(ctx, at(200)) }()
+	proxy.WaitHeld(t)
+	require.NoError(t, l.SaveMark(ctx, at(100)), "the later save, on another connection")
+	proxy.Deliver(t)
+	require.ErrorIs(t, <-first, lease.ErrStaleSave)
+	mark, err := l.LoadMark(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, at(100), mark)
+}

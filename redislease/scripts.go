@@ -12,7 +12,8 @@ import "github.com/redis/go-redis/v9"
 //
 //	{p}:lease:<id>  the lease: the holder's random token, with a TTL
 //	{p}:node:<id>   a hash without TTL: token and holder of the latest
-//	                acquirer, and the node's high-water mark (mark)
+//	                acquirer, the node's high-water mark (mark), and
+//	                "<token> <n>" of the save that stored it (saved)
 //	{p}:epoch       a hash without TTL: the prefix's epoch (id), a random
 //	                value made when the key is missing, and the run_id of
 //	                the server process that last ran a script (run)
@@ -133,13 +134,24 @@ return 0
 `)
 
 // saveMarkScript stores the mark only while our token holds the lease: the
-// token is the fencing token. KEYS = lease key, node key; ARGV = token,
-// mark. Returns 1 when saved, 0 when the lease is not ours.
+// token is the fencing token. And only when it is the lease's latest save
+// yet: a lease numbers its saves, and a save that arrives after a later
+// one of the same token was stored (a request that stalled on the way) is
+// a no-op. KEYS = lease key, node key; ARGV = token, mark, the save's
+// number. Returns 1 when saved, 0 when the lease is not ours, 2 when a
+// later save of ours was stored first.
 var saveMarkScript = redis.NewScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return 0
 end
-redis.call('HSET', KEYS[2], 'mark', ARGV[2])
+local saved = redis.call('HGET', KEYS[2], 'saved')
+if saved then
+  local token, n = string.match(saved, '^(%x+) (%d+)$')
+  if token == ARGV[1] and tonumber(n) >= tonumber(ARGV[3]) then
+    return 2
+  end
+end
+redis.call('HSET', KEYS[2], 'mark', ARGV[2], 'saved', ARGV[1] .. ' ' .. ARGV[3])
 return 1
 `)
 

@@ -213,6 +213,44 @@ func TestFaultPostgresTableLost(t *testing.T) {
 	assert.Positive(t, shared, "the new processes took node ids the old ones held")
 }
 
+// TestFaultPostgresTablesDropped drops the lease tables the way pglease's
+// documentation names (DROP TABLE … CASCADE, which leaves functions
+// behind), and makes nothing again, while four gen processes issue at full
+// speed, and starts two new processes right after. The new ones find no
+// schema (pglease.ErrNoSchema), make it again themselves, take node ids
+// the old ones held and wait out the quiet period of a server that lost
+// its data; the old ones learn of the loss at their next renewal and
+// stop, each with a one-line error. Every ID of the union is unique.
+func TestFaultPostgresTablesDropped(t *testing.T) {
+	const fresh = 30_000
+	s := pgCluster(t)
+	b := pgBackend(t, s.DSN)
+	prefix := newPrefix()
+	b.settle(t, prefix)
+	f := &pgFleet{t: t, node: b.url(prefix, url.Values{"ttl": {"2s"}})}
+	var old []*child
+	for i := range 4 {
+		old = append(old, f.start(fmt.Sprintf("old %d", i), 1_000_000_000, ""))
+	}
+	f.issuing()
+
+	pool, err := pgxpool.New(context.Background(), s.DSN)
+	require.NoError(t, err)
+	defer pool.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err = pool.Exec(ctx, `DROP TABLE ringflake_node_epochs, ringflake_node_leases CASCADE`, pgx.QueryExecModeSimpleProtocol)
+	require.NoError(t, err)
+	want := map[*child]int{}
+	for i := range 2 {
+		want[f.start(fmt.Sprintf("new %d", i), fresh, "")] = fresh
+	}
+	for _, c := range old {
+		require.Equal(t, 1, c.wait(t, time.Minute), "%s stops once it learns of the loss", c.name)
+	}
+	assert.Equal(t, len(old), f.finish(want), "the old processes, and only they, fail")
+}
+
 // TestFaultPostgresFrozenHolder freezes a gen that guards node 5 (SIGSTOP,
 // as a stopped VM would) until its lease expires on the database's clock,
 // and starts another gen that claims node 5 meanwhile: it gets it, starts

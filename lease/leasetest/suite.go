@@ -43,6 +43,12 @@ type Driver interface {
 	// TTLUnit is the granularity of the module's TTLs: a TTL must be a
 	// whole number of it.
 	TTLUnit() time.Duration
+	// ConnectDelayed returns a new client of the shared server whose
+	// requests to save a mark the test can hold back and deliver late,
+	// and the [Delay] that does it: for a server reached over TCP, a
+	// client of a [Proxy] in front of it. It fails the test as Connect
+	// does.
+	ConnectDelayed(t *testing.T) (Conn, Delay)
 }
 
 // A Conn is one client of a server: the module's calls through it, and
@@ -171,6 +177,8 @@ func Run(t *testing.T, d Driver) {
 		{"ClaimHoldsAGivenID", testClaim},
 		{"ClaimCarriesTheMark", testClaimCarriesTheMark},
 		{"ClaimLost", testClaimLost},
+		{"LateSaveChangesNothing", testLateSave},
+		{"RestartAfterALateSave", testRestartAfterALateSave},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, d) })
 	}
