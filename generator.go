@@ -112,7 +112,9 @@ type Generator struct {
 //   - [ErrInvalidLayout]: the zero Layout.
 //   - [ErrNodeOutOfRange]: node does not fit the layout.
 //   - [ErrInvalidStrategy]: the strategy does not fit the layout.
-//   - [ErrBeforeEpoch]: the clock reads before the layout's epoch.
+//   - [ErrBeforeEpoch]: the clock reads before the layout's epoch — as the
+//     clock of a testing/synctest bubble does until it is moved on, since
+//     it starts at 2000-01-01 (see docs/testing.md).
 //   - [ErrLayoutExpired]: the clock (or a loaded mark) reads past the
 //     layout's last tick.
 //   - [ErrMarkCorrupt], [ErrMarkMismatch], or the store's own error: the
@@ -155,7 +157,8 @@ func New(node int64, opts ...Option) (*Generator, error) {
 	now := cfg.clock.Now()
 	switch tick := l.Tick(now); {
 	case tick < 0:
-		return nil, &timeError{err: ErrBeforeEpoch, at: now, edge: l.epoch}
+		_, sys := cfg.clock.(systemClock)
+		return nil, &timeError{err: ErrBeforeEpoch, at: now, edge: l.epoch, bubble: sys && bubbled(now)}
 	case tick > l.MaxTick():
 		return nil, &timeError{err: ErrLayoutExpired, at: now, edge: l.Last()}
 	}
