@@ -179,7 +179,7 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 	// may have stored meanwhile is still the wall clock at m, so
 	// concurrent re-syncs do not look like steps.
 	m := s.monotonic()
-	e = s.readWall()
+	e = s.readWall(m)
 	w := s.monotonic() - m // how long reading the wall clock took
 	tick = floorDiv(e, s.unit)
 	// The estimate minus the reading is how far the wall clock stepped
@@ -216,9 +216,10 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 // (a bubble starts at 2000-01-01), and back outside one later again: a
 // reading a whole tick or more earlier than the last re-sync's is a step
 // back, counted once (the call that moves the last wall reading counts
-// it). Then the estimate is the bubble's clock, and the checks of
-// resyncTick see no further step.
-func (s *timeSource) readWall() int64 {
+// it). Inside a bubble the estimate is the bubble's clock itself: readWall
+// sets the offset to the reading minus m, the monotonic reading just
+// before it, so that the checks of resyncTick see no further step.
+func (s *timeSource) readWall(m int64) int64 {
 	now := s.clock.Now()
 	e := int64(now.Sub(s.epoch))
 	if !s.sys || !bubbled(now) {
@@ -228,6 +229,7 @@ func (s *timeSource) readWall() int64 {
 	if prev := s.wall.Load(); floorDiv(prev, s.unit) > tick && s.wall.CompareAndSwap(prev, e) {
 		s.stats.seeRollback(prev-e, tick < s.newest.Load())
 	}
+	s.offset.Store(e - m)
 	return e
 }
 
