@@ -49,6 +49,19 @@ func (c systemClock) Now() time.Time                         { return time.Now()
 func (c systemClock) Monotonic() time.Duration               { return time.Since(c.start) }
 func (c systemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
+// bubbled reports whether t, a reading of the system clock, was taken
+// inside a testing/synctest bubble (Go 1.25+): a bubble's time.Now carries
+// no monotonic reading, and t.Round(0) strips only that. (Outside a bubble
+// Go omits it only past the year 2157.)
+//
+// Inside a bubble the clock is the bubble's fake one, which starts at
+// 2000-01-01 and moves only when every goroutine of the bubble is blocked
+// on it: a thread sleeping in the kernel never lets it move, so a wait must
+// be one of time's own sleeps or timers; and time.Since(start) is the
+// bubble's wall clock minus start's, so the "monotonic" reading of a
+// generator made outside the bubble steps back with the wall clock.
+func bubbled(t time.Time) bool { return t == t.Round(0) }
+
 // preciseWait is the longest wait a generator on the system clock spends
 // in its waitq (see [waitq]): one tick of the coarsest preset layouts
 // (10 ms), more than a wait:5ms strategy asks for.
@@ -166,7 +179,7 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 	// may have stored meanwhile is still the wall clock at m, so
 	// concurrent re-syncs do not look like steps.
 	m := s.monotonic()
-	e = int64(s.clock.Now().Sub(s.epoch))
+	e = s.readWall(m)
 	w := s.monotonic() - m // how long reading the wall clock took
 	tick = floorDiv(e, s.unit)
 	// The estimate minus the reading is how far the wall clock stepped
@@ -192,6 +205,32 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 	}
 	s.synced.Store(tick)
 	return e, tick
+}
+
+// readWall reads the wall clock for a re-sync, as nanoseconds since the
+// epoch. A reading of the system clock inside a testing/synctest bubble
+// (see [bubbled]) is compared with the wall reading of the last re-sync
+// here, because the estimate cannot see its steps: the monotonic reading
+// moved with it. The bubble's clock never steps back, but a generator made
+// outside a bubble and called inside one finds a clock 26 years earlier
+// (a bubble starts at 2000-01-01), and back outside one later again: a
+// reading a whole tick or more earlier than the last re-sync's is a step
+// back, counted once (the call that moves the last wall reading counts
+// it). Inside a bubble the estimate is the bubble's clock itself: readWall
+// sets the offset to the reading minus m, the monotonic reading just
+// before it, so that the checks of resyncTick see no further step.
+func (s *timeSource) readWall(m int64) int64 {
+	now := s.clock.Now()
+	e := int64(now.Sub(s.epoch))
+	if !s.sys || !bubbled(now) {
+		return e
+	}
+	tick := floorDiv(e, s.unit)
+	if prev := s.wall.Load(); floorDiv(prev, s.unit) > tick && s.wall.CompareAndSwap(prev, e) {
+		s.stats.seeRollback(prev-e, tick < s.newest.Load())
+	}
+	s.offset.Store(e - m)
+	return e
 }
 
 // stoodStill reports whether the clock stood still between the reading

@@ -189,13 +189,19 @@ func (e *SyntaxError) Is(target error) bool { return target == ErrInvalidID }
 // timeError wraps ErrBeforeEpoch or ErrLayoutExpired with the instant at
 // fault.
 type timeError struct {
-	err  error
-	at   time.Time
-	edge time.Time
+	err    error
+	at     time.Time
+	edge   time.Time
+	bubble bool // the system clock read at inside a testing/synctest bubble
 }
 
 func (e *timeError) Error() string {
-	return fmt.Sprintf("%v: %s (limit %s)", e.err, e.at.UTC().Format(time.RFC3339Nano), e.edge.UTC().Format(time.RFC3339Nano))
+	msg := fmt.Sprintf("%v: %s (limit %s)", e.err, e.at.UTC().Format(time.RFC3339Nano), e.edge.UTC().Format(time.RFC3339Nano))
+	if e.bubble && e.err == ErrBeforeEpoch {
+		msg += "; a testing/synctest bubble's clock starts at 2000-01-01: move it past the epoch first" +
+			" (time.Sleep(time.Until(date))) or use a layout with an earlier epoch"
+	}
+	return msg
 }
 
 func (e *timeError) Unwrap() error { return e.err }

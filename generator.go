@@ -22,9 +22,10 @@ import (
 // sequence is used up, or because its strategy asks — allocates what its
 // clock's After allocates (time.After: a timer and its channel): every
 // wait on a clock given with [WithClock], and on the system clock the
-// waits longer than 10 ms, or any wait on systems other than Linux. The
-// shorter waits on the system clock on Linux wait in the generator's own
-// queue, which reuses its waiters. A call that fails allocates its error.
+// waits longer than 10 ms, or any wait on systems other than Linux or
+// inside a testing/synctest bubble. The shorter waits on the system clock
+// on Linux wait in the generator's own queue, which reuses its waiters. A
+// call that fails allocates its error.
 //
 // Every ID comes from the generator's ring (256 slots, one per tick
 // residue) through an atomic compare-and-swap that only moves a slot
@@ -117,7 +118,9 @@ type Generator struct {
 //   - [ErrInvalidLayout]: the zero Layout.
 //   - [ErrNodeOutOfRange]: node does not fit the layout.
 //   - [strategies.ErrInvalidStrategy]: the strategy does not fit the layout.
-//   - [ErrBeforeEpoch]: the clock reads before the layout's epoch.
+//   - [ErrBeforeEpoch]: the clock reads before the layout's epoch — as the
+//     clock of a testing/synctest bubble does until it is moved on, since
+//     it starts at 2000-01-01 (see docs/testing.md).
 //   - [ErrLayoutExpired]: the clock (or a loaded mark) reads past the
 //     layout's last tick.
 //   - [ErrMarkCorrupt], [ErrMarkMismatch], or the store's own error: the
@@ -162,7 +165,8 @@ func New(node int64, opts ...Option) (*Generator, error) {
 	now := cfg.clock.Now()
 	switch tick := l.Tick(now); {
 	case tick < 0:
-		return nil, &timeError{err: ErrBeforeEpoch, at: now, edge: l.epoch}
+		_, sys := cfg.clock.(systemClock)
+		return nil, &timeError{err: ErrBeforeEpoch, at: now, edge: l.epoch, bubble: sys && bubbled(now)}
 	case tick > l.MaxTick():
 		return nil, &timeError{err: ErrLayoutExpired, at: now, edge: l.Last()}
 	}
@@ -331,8 +335,9 @@ func (g *Generator) NextN(ctx context.Context, ids []ID) (n int, err error) {
 // waits (up to 10 ms) of a generator on the system clock on Linux, where
 // only the caller sleeping in the kernel for the others ends its current
 // slice first; otherwise (a restart's reservation, longer strategy waits,
-// a clock given with [WithClock], other systems) when the wait's time is
-// up or its context ends. It may run concurrently with calls in flight:
+// a clock given with [WithClock], other systems, a testing/synctest
+// bubble) when the wait's time is up or its context ends. It may run
+// concurrently with calls in flight:
 // it seals the ring, so that no call can issue an ID after it, and learns
 // from the ring the newest tick any call issued. With a [MarkStore] it
 // then waits for a save in flight and saves the exact high-water mark —

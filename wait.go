@@ -12,8 +12,9 @@ import (
 // ctx.Err() if it was. A generator on the system clock waits up to
 // preciseWait in its waitq, until the monotonic instant of e plus d, so
 // that callers waiting for one tick share one deadline however long they
-// took to get here; longer waits, and waits on any other clock, go
-// through the clock's After.
+// took to get here; longer waits, waits inside a testing/synctest bubble
+// (whose clock a thread sleeping in the kernel never lets move: see
+// [bubbled]), and waits on any other clock, go through the clock's After.
 func (g *Generator) sleep(ctx context.Context, e int64, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -21,7 +22,7 @@ func (g *Generator) sleep(ctx context.Context, e int64, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
-	if g.src.sys && d <= preciseWait && kernelSleep {
+	if g.src.sys && d <= preciseWait && kernelSleep && !bubbled(time.Now()) {
 		return g.waits.wait(ctx, e-g.src.offset.Load()+int64(d))
 	}
 	return sleepTimer(ctx, g.src.clock.After(d))

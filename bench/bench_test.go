@@ -64,6 +64,9 @@ func BenchmarkSeq(b *testing.B) {
 			_ = ulid.Make()
 		}
 	})
+	for _, p := range stdlibPeers {
+		b.Run(p.name, p.seq)
+	}
 }
 
 func BenchmarkPar(b *testing.B) {
@@ -104,6 +107,18 @@ func BenchmarkPar(b *testing.B) {
 			}
 		})
 	})
+	for _, p := range stdlibPeers {
+		b.Run(p.name, p.par)
+	}
+}
+
+// stdlibPeer is a peer from the standard library, which only newer Go
+// releases have: its sequential and parallel benchmarks, which BenchmarkSeq
+// and BenchmarkPar run as <name> beside the other peers. stdlibPeers lists
+// them (stdlib_go127_test.go: uuid.NewV7 from Go 1.27 on).
+type stdlibPeer struct {
+	name     string
+	seq, par func(b *testing.B)
 }
 
 // BenchmarkOversubscribed runs the uncapped subjects from four goroutines

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of the repository on a fresh machine: gofmt, go vet and
 # staticcheck,
-# go test -race in every Go module (nested modules included), and a short
-# pass of every native fuzz target.
+# go test -race in every Go module (nested modules included), the core
+# module's tests once more with the newest Go (go1.27.3, without -race),
+# and a short pass of every native fuzz target.
 #
 #   FUZZTIME=10s  how long each fuzz target runs (0 skips fuzzing)
 #
@@ -438,6 +439,16 @@ step "opaque: ten million IDs round trip, without -race"
 # can rot; scripts/bench.sh is the one that measures.
 step "benchmarks in bench, once each"
 (cd "$root/bench" && go test -run '^$' -bench . -benchtime 1x ./...)
+
+# The newest Go as well as the 1.24 floor: the core module's tests once
+# more with Go 1.27 (without -race, to keep the step short: the pass
+# above had it), and the bench file built only on Go 1.27 (the standard
+# library's uuid.NewV7 beside the peers) with its step-back test. The
+# toolchain comes through the module proxy.
+newest_go=go1.27.3
+step "the core module's tests, and bench's Go 1.27 file, with $newest_go"
+(cd "$root" && GOTOOLCHAIN=$newest_go go test -count=1 -timeout 25m ./...)
+(cd "$root/bench" && GOTOOLCHAIN=$newest_go go test -count=1 -run '^TestStdlib' -bench '/stdlib-' -benchtime 1x .)
 
 # fuzz_target PACKAGE TARGET: fuzzes TARGET for $fuzztime. Go before 1.27
 # can end a duration-limited run with "context deadline exceeded" and no
