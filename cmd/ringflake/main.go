@@ -60,6 +60,9 @@
 // Exit status: 0 on success, 1 when the work failed (a bad ID, a generator
 // error, a layout that does not fit, an order that breaks), 2 on a usage
 // error.
+//
+// ringflake is licensed under the Apache License 2.0: see LICENSE at the
+// root of the repository.
 package main
 
 import (
