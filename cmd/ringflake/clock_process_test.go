@@ -181,3 +181,16 @@ func TestServeProcessReadyzFollowsChrony(t *testing.T) {
 	waitReadyz(t, httpc, p, http.StatusOK, 600)
 	p.terminate()
 }
+
+// A Redis that cannot be reached gets one line from clock -against,
+// ringflake's: go-redis's own log lines ("redis: … connection refused")
+// do not repeat it.
+func TestClockAgainstUnreachableRedisSaysItOnce(t *testing.T) {
+	var errOut strings.Builder
+	cmd := command(t, "clock", "-against", "redis://127.0.0.1:1")
+	cmd.Stderr = &errOut
+	require.Error(t, cmd.Run())
+	assert.Equal(t, 1, cmd.ProcessState.ExitCode(), errOut.String())
+	assert.Equal(t, 1, strings.Count(errOut.String(), "\n"), "one line: %s", errOut.String())
+	assert.Contains(t, errOut.String(), "-against 127.0.0.1:1")
+}

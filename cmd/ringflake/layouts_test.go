@@ -136,12 +136,14 @@ func TestBoundsErrors(t *testing.T) {
 		{"bad layout", []string{"-layout", "tweeter", "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"}, 2, `"tweeter"`},
 		{"before the epoch", []string{"-layout", "sonyflake-v2", "2020-01-01T00:00:00Z", "2024-01-01T00:00:00Z"}, 1, "before the layout's epoch"},
 		{"past the end", []string{"-layout", "js-safe", "2200-01-01T00:00:00Z", "2201-01-01T00:00:00Z"}, 1, "past the layout's last"},
+		{"all before the epoch", []string{"1999-01-01", "2000-01-01"}, 1, "TO 2000-01-01 is before the layout's epoch, 2010-11-04T01:42:54.657Z: no ID is that old"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCLI(append([]string{"bounds"}, tc.args...)...)
 			assert.Equal(t, tc.code, code)
 			assert.Empty(t, out)
 			assert.Contains(t, errOut, tc.want)
+			assert.NotContains(t, errOut, "clock", "a range of time, not a clock reading")
 		})
 	}
 }
