@@ -111,6 +111,11 @@ func TestGenProcessRequireSyncChrony(t *testing.T) {
 	line = runFailsOneLine(t, command(t, "gen", "-n", "3", "-node", "1", "-max-clock-error", "100ms", "-clock-source", "chrony://"+unsynced))
 	assert.Contains(t, line, "chrony "+unsynced)
 	assert.Contains(t, line, "beyond 100ms")
+
+	// However large the bound, a chronyd that never synchronised gives
+	// none: its clock's error is unknown, not the dispersion it reports.
+	line = runFailsOneLine(t, command(t, "gen", "-n", "3", "-node", "1", "-max-clock-error", "10000h", "-clock-source", "chrony://"+unsynced))
+	assert.Contains(t, line, "not synchronised has no bound")
 }
 
 // readyzStatus asks p's /readyz and returns the status and body.
