@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/ringflake/ringflake"
@@ -27,9 +26,14 @@ func isLocal(spec string) bool { return spec == "local" || strings.HasPrefix(spe
 func localNode(ctx context.Context, spec string, l ringflake.Layout, want int64, state string) (node, error) {
 	dir, named := strings.CutPrefix(spec, "local:")
 	if !named {
-		dir = os.Getenv(nodeDirEnv)
+		var err error
+		if dir, err = envNodeDir(); err != nil {
+			return node{}, err
+		}
 	} else if dir == "" {
 		return node{}, badValuef("-node %q: no directory after local:", spec)
+	} else if err := checkNodeDir("-node "+spec, dir); err != nil {
+		return node{}, err
 	}
 	src := hostlocal.NewNode(dir)
 	ctx, cancel := context.WithTimeout(ctx, acquireTimeout)

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -157,13 +159,44 @@ func resolveNode(ctx context.Context, f nodeFlags, l ringflake.Layout) (node, er
 // (hostlocal.DefaultDir when unset).
 const nodeDirEnv = "RINGFLAKE_NODE_DIR"
 
+// envNodeDir returns $RINGFLAKE_NODE_DIR, after checking that it names a
+// directory that exists: hostlocal would create a missing one, and a
+// typo would then split the host's node locks in two, letting two
+// processes hold one id. The default directory is created as before.
+func envNodeDir() (string, error) {
+	dir := os.Getenv(nodeDirEnv)
+	return dir, checkNodeDir(nodeDirEnv+"="+dir, dir)
+}
+
+// checkNodeDir checks that dir, the node lock directory that what names,
+// exists and is a directory, unless it is "" or hostlocal.DefaultDir.
+func checkNodeDir(what, dir string) error {
+	if dir == "" || filepath.Clean(dir) == hostlocal.DefaultDir {
+		return nil
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: no such directory; create it, the one directory every process of this host uses for node locks, or unset it for %s", what, hostlocal.DefaultDir)
+	case err != nil:
+		return fmt.Errorf("%s: %w", what, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%s: not a directory", what)
+	}
+	return nil
+}
+
 // holdOnHost takes the host-local lock of the configured node id of
 // layout l, in $RINGFLAKE_NODE_DIR or hostlocal.DefaultDir — the locks
 // -node local takes — so that a second process of this host with the same
 // id fails at start, naming the first one's pid, instead of issuing the
 // same IDs. It returns how to give the lock back.
 func holdOnHost(ctx context.Context, l ringflake.Layout, id int64) (func(context.Context) error, error) {
-	src := hostlocal.NewNode(os.Getenv(nodeDirEnv))
+	dir, err := envNodeDir()
+	if err != nil {
+		return nil, err
+	}
+	src := hostlocal.NewNode(dir)
 	ctx, cancel := context.WithTimeout(ctx, acquireTimeout)
 	defer cancel()
 	if err := src.Claim(ctx, l, id); err != nil {
