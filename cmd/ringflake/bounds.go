@@ -82,11 +82,3 @@ func parseDayOrTime(what, s string, end bool) (time.Time, error) {
 	return day, nil
 }
 
-// parseTime reads an RFC 3339 time given as what (a flag or an argument).
-func parseTime(what, s string) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, badValuef("%s %q is not an RFC 3339 time such as 2026-01-02T15:04:05Z", what, s)
-	}
-	return t, nil
-}
