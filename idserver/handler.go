@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -224,10 +225,38 @@ func serveMetrics(m http.Handler) http.HandlerFunc {
 // ServeHTTP serves a request.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.observer == nil {
-		h.mux.ServeHTTP(w, r)
+		h.route(w, r)
 		return
 	}
 	h.observe(w, r)
+}
+
+// route serves r through the routes. A path that is not clean (//v1/id,
+// /v1/../v1/id) is a 404 in JSON, as every other path no route serves,
+// rather than the HTML redirect http.ServeMux answers it with.
+func (h *Handler) route(w http.ResponseWriter, r *http.Request) {
+	if p := r.URL.Path; p != cleanPath(p) {
+		h.serveNotFound(w, r)
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// cleanPath returns p as http.ServeMux cleans it before it routes: rooted,
+// without . and .. elements or repeated slashes, with its trailing slash
+// kept.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
 }
 
 // Ready reports whether the handler should get traffic: nil when it

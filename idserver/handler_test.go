@@ -291,6 +291,9 @@ func TestMethodsAndPaths(t *testing.T) {
 		{http.MethodGet, "/", http.StatusNotFound},
 		{http.MethodGet, "/v1/idz", http.StatusNotFound},
 		{http.MethodGet, "/v1/id/", http.StatusNotFound},
+		{http.MethodGet, "//v1/id", http.StatusNotFound}, // JSON, not ServeMux's HTML redirect
+		{http.MethodGet, "/v1//ids?n=2", http.StatusNotFound},
+		{http.MethodGet, "/v1/../v1/id", http.StatusNotFound},
 		{http.MethodGet, "/v1/parse/", http.StatusNotFound},
 		{http.MethodGet, "/v1/parse/1/2", http.StatusNotFound},
 		{http.MethodPost, "/nowhere", http.StatusNotFound},
