@@ -81,4 +81,3 @@ func parseDayOrTime(what, s string, end bool) (time.Time, error) {
 	}
 	return day, nil
 }
-
