@@ -62,6 +62,12 @@ type Stats struct {
 	ReservationWaits  uint64
 	ReservationWaited time.Duration
 
+	// Reserved is, when Stats was called, how long the clock had still to
+	// run before the previous run's reservation ends: a call then first
+	// waits that long (or, with a logical strategy, borrows across it).
+	// It is zero without a reservation, and once the clock has passed it.
+	Reserved time.Duration
+
 	// Errors counts failed calls by kind.
 	Errors ErrorCounts
 
@@ -229,7 +235,11 @@ func (g *Generator) Stats() Stats {
 	if newest := g.newest.Load(); newest >= 0 {
 		s.Lead = g.layout.TickTime(newest).Sub(g.src.clock.Now())
 	}
-	s.TimeLeft = g.layout.timeLeft(g.src.clock.Now())
+	now := g.src.clock.Now()
+	s.TimeLeft = g.layout.timeLeft(now)
+	if g.mark != nil && g.mark.reserved >= 0 && g.mark.reserved > g.layout.Tick(now) {
+		s.Reserved = g.layout.TickTime(g.mark.reserved + 1).Sub(now)
+	}
 	return s
 }
 

@@ -4,6 +4,9 @@
 // The benchmarks live in bench_test.go; the saturation and latency harness
 // in cmd/saturate (its math in package saturate); scripts/bench.sh runs
 // both and prints the ratio lines of BENCHMARKS.md.
+//
+// ringflake is licensed under the Apache License 2.0: see LICENSE at the
+// root of the repository.
 package bench
 
 import (

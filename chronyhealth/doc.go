@@ -12,4 +12,7 @@
 // Go module proxy serves requires Go 1.26, and ringflake's modules support
 // Go 1.24. One request (tracking) and one reply are all this package
 // needs; see protocol.go.
+//
+// ringflake is licensed under the Apache License 2.0: see LICENSE at the
+// root of the repository.
 package chronyhealth

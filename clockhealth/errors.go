@@ -40,8 +40,11 @@ type Requirement struct {
 	// Synchronised requires [StatusSynchronised].
 	Synchronised bool
 	// MaxError, when positive, requires a known maximum error of at
-	// most MaxError. It does not by itself require StatusSynchronised,
-	// but a source that is not synchronised seldom offers a small bound.
+	// most MaxError from a synchronised clock: a clock that is not
+	// synchronised (or whose status is unknown) has no bound, whatever
+	// maximum error its source reports — an unsynchronised kernel reports
+	// one that stops growing at 16 s, and a chronyd that never reached a
+	// source one that only says how long ago it started.
 	MaxError time.Duration
 }
 
@@ -63,7 +66,7 @@ func (q Requirement) Check(r Reading) error {
 	if q.Synchronised && r.Status != StatusSynchronised {
 		return &HealthError{Reading: r, Requirement: q, cause: ErrClockNotSynchronised}
 	}
-	if q.MaxError > 0 && (!r.MaxErrorKnown || r.MaxError > q.MaxError) {
+	if q.MaxError > 0 && (r.Status != StatusSynchronised || !r.MaxErrorKnown || r.MaxError > q.MaxError) {
 		return &HealthError{Reading: r, Requirement: q, cause: ErrClockErrorTooLarge}
 	}
 	return nil
@@ -79,6 +82,9 @@ type HealthError struct {
 
 func (e *HealthError) Error() string {
 	if e.cause == ErrClockErrorTooLarge {
+		if e.Reading.Status != StatusSynchronised {
+			return fmt.Sprintf("ringflake: clock error beyond %v: a clock that is not synchronised has no bound: %s", e.Requirement.MaxError, e.Reading)
+		}
 		return fmt.Sprintf("ringflake: clock error beyond %v: %s", e.Requirement.MaxError, e.Reading)
 	}
 	return fmt.Sprintf("ringflake: clock not synchronised: %s", e.Reading)

@@ -68,7 +68,8 @@ func TestRequirementCheck(t *testing.T) {
 		{"bound met", clockhealth.Requirement{MaxError: 100 * time.Millisecond}, synced(100 * time.Millisecond), nil},
 		{"bound exceeded", clockhealth.Requirement{MaxError: 100 * time.Millisecond}, synced(101 * time.Millisecond), clockhealth.ErrClockErrorTooLarge},
 		{"bound unknown", clockhealth.Requirement{MaxError: time.Second}, noBound, clockhealth.ErrClockErrorTooLarge},
-		{"bound met while unsynced", clockhealth.Requirement{MaxError: 20 * time.Second}, unsynced, nil},
+		{"an unsynced clock has no bound", clockhealth.Requirement{MaxError: 20 * time.Second}, unsynced, clockhealth.ErrClockErrorTooLarge},
+		{"an unknown status has no bound", clockhealth.Requirement{MaxError: 20 * time.Second}, clockhealth.Reading{Source: "x", MaxError: time.Millisecond, MaxErrorKnown: true}, clockhealth.ErrClockErrorTooLarge},
 		{"both, unsynced first", clockhealth.Requirement{Synchronised: true, MaxError: time.Millisecond}, unsynced, clockhealth.ErrClockNotSynchronised},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -298,6 +298,12 @@ func parseMarkFile(path, content string) (ringflake.Mark, error) {
 	corrupt := func(reason string) (ringflake.Mark, error) {
 		return ringflake.Mark{}, &ringflake.MarkError{Path: path, Reason: reason}
 	}
+	if content == "" {
+		// Not a file MarkFile wrote (it replaces the file whole, so a
+		// crash leaves the old mark or the new one): say so rather than
+		// call it truncated.
+		return corrupt("empty: not a mark file ringflake wrote (it never leaves one empty); remove it only if no ID was issued under it")
+	}
 	line, ok := strings.CutSuffix(content, "\n")
 	if !ok {
 		return corrupt("no final newline (truncated?)")

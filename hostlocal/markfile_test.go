@@ -354,6 +354,9 @@ func TestMarkFileRejectsDamage(t *testing.T) {
 			var me *ringflake.MarkError
 			require.ErrorAs(t, err, &me)
 			assert.Equal(t, s.Path(), me.Path)
+			if tc.content == "" {
+				assert.NotContains(t, me.Reason, "truncated", "an empty file was never written, not cut short")
+			}
 
 			// A generator refuses to start on it rather than start fresh.
 			_, err = ringflake.New(0, ringflake.WithClock(simclock.New(start)), ringflake.WithMarkStore(s))

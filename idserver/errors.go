@@ -38,6 +38,11 @@ const (
 	// store could not save it (ringflake.ErrMarkNotSaved): a full disk, a
 	// read-only file, a store server away. The next call tries again.
 	CodeMarkNotSaved = "mark_not_saved"
+	// CodeReserving: the generator waits out the time a previous run
+	// reserved ahead of its IDs before it crashed (ErrReserving): /readyz
+	// says so until the clock has passed the reservation, so that no
+	// request waits for it.
+	CodeReserving = "reserving"
 	// CodeCanceled: the request ended before the generator gave an ID.
 	CodeCanceled = "canceled"
 	// CodeTimeout: a deadline passed before the generator gave an ID (a
@@ -83,6 +88,8 @@ func ErrorCode(err error) string {
 		return CodeClosed
 	case errors.Is(err, ringflake.ErrMarkNotSaved):
 		return CodeMarkNotSaved
+	case errors.Is(err, ErrReserving):
+		return CodeReserving
 	case errors.Is(err, context.Canceled):
 		return CodeCanceled
 	case errors.Is(err, context.DeadlineExceeded):
@@ -90,6 +97,11 @@ func ErrorCode(err error) string {
 	}
 	return CodeUnavailable
 }
+
+// ErrReserving is the reason [Handler.Ready] gives while the generator's
+// clock has not passed the time a previous run reserved ahead of its IDs
+// (ringflake.Stats.Reserved): a request then would wait for it.
+var ErrReserving = errors.New("ringflake: waiting out the previous run's reservation")
 
 // message is err's text for a response, without the "ringflake: " its
 // sentinels start with.

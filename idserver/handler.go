@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +47,10 @@ type Handler struct {
 	// when one succeeds; Ready probes the generator while it is set.
 	failing atomic.Bool
 	probe   sync.Mutex // one probe at a time
+	// reserving is set until Ready finds the generator past a previous
+	// run's reservation (ringflake.Stats.Reserved), which does not come
+	// back.
+	reserving atomic.Bool
 
 	healthy, ready []byte // the bodies of /healthz and /readyz
 
@@ -169,6 +174,7 @@ func New(g *ringflake.Generator, opts ...Option) (*Handler, error) {
 	}
 	h := &Handler{gen: g, lease: cfg.lease, maxBatch: cfg.maxBatch, mux: http.NewServeMux(), observer: cfg.observer, opaque: cfg.opaque,
 		healthy: []byte(`{"status":"ok"}` + "\n"), ready: []byte(`{"status":"ready"}` + "\n")}
+	h.reserving.Store(true)
 	h.bufs.New = func() any { b := make([]byte, 0, 64); return &b }
 	h.ids.New = func() any { ids := make([]ringflake.ID, h.maxBatch); return &ids }
 	h.recs.New = func() any { return new(recorder) }
@@ -219,10 +225,38 @@ func serveMetrics(m http.Handler) http.HandlerFunc {
 // ServeHTTP serves a request.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.observer == nil {
-		h.mux.ServeHTTP(w, r)
+		h.route(w, r)
 		return
 	}
 	h.observe(w, r)
+}
+
+// route serves r through the routes. A path that is not clean (//v1/id,
+// /v1/../v1/id) is a 404 in JSON, as every other path no route serves,
+// rather than the HTML redirect http.ServeMux answers it with.
+func (h *Handler) route(w http.ResponseWriter, r *http.Request) {
+	if p := r.URL.Path; p != cleanPath(p) {
+		h.serveNotFound(w, r)
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// cleanPath returns p as http.ServeMux cleans it before it routes: rooted,
+// without . and .. elements or repeated slashes, with its trailing slash
+// kept.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
 }
 
 // Ready reports whether the handler should get traffic: nil when it
@@ -230,6 +264,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // returns. It is not ready
 //   - while the lease of [WithLease] does not hold the node id
 //     (ringflake.ErrLeaseLost), and
+//   - while the generator's clock has not passed the time a previous run
+//     reserved ahead before it crashed ([ErrReserving]): a request would
+//     wait for it, and
 //   - after a call through the handler failed (a rollback the strategy
 //     fails on, a lost lease, the generator closed, …), until a call
 //     succeeds again.
@@ -240,10 +277,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // that one transient failure never makes the handler unready by itself,
 // and a handler that gets no traffic, being unready, still learns when the
 // generator issues again. Without a failed call Ready issues nothing and
-// costs one atomic load and the lease's Held.
+// costs two atomic loads and the lease's Held.
 func (h *Handler) Ready(ctx context.Context) error {
 	if h.lease != nil && !h.lease.Held() {
 		return ringflake.ErrLeaseLost
+	}
+	if h.reserving.Load() {
+		if r := h.gen.Stats().Reserved; r > 0 {
+			return fmt.Errorf("%w: %v to go", ErrReserving, r)
+		}
+		h.reserving.Store(false) // a reservation ends for good
 	}
 	if !h.failing.Load() {
 		return nil

@@ -247,6 +247,30 @@ func TestHealthAndReady(t *testing.T) {
 	assert.Zero(t, s.gen.Stats().Issued, "a ready handler issues nothing to say so")
 }
 
+// After a crash (kill -9), the restarted generator must wait out what the
+// crashed run reserved ahead of its IDs: /readyz says so (503, reserving)
+// until the clock has passed the reservation, so that no request stalls
+// for it, and is ready from then on. Saying so issues nothing.
+func TestNotReadyDuringAReservation(t *testing.T) {
+	l := ringflake.TwitterLayout()
+	store := &markStore{mark: ringflake.Mark{Since: start.Add(-100 * time.Millisecond), Limit: start.Add(840 * time.Millisecond), Node: 5, Layout: l.String()}}
+	s := newServer(t, []ringflake.Option{ringflake.WithMarkStore(store)})
+	require.ErrorIs(t, s.h.Ready(context.Background()), idserver.ErrReserving)
+	w, r := s.get("/readyz")
+	assert.Equal(t, http.StatusServiceUnavailable, w.Code)
+	assert.Equal(t, idserver.CodeReserving, r.Code)
+	assert.Equal(t, 841*time.Millisecond, s.gen.Stats().Reserved, "to the end of the reservation's last tick")
+
+	s.clk.Add(841 * time.Millisecond)
+	assert.Zero(t, s.gen.Stats().Reserved)
+	w, r = s.get("/readyz")
+	assert.Equal(t, http.StatusOK, w.Code)
+	assert.Equal(t, "ready", r.Status)
+	assert.Zero(t, s.gen.Stats().Issued, "a ready handler issues nothing to say so")
+	_, r = s.get("/v1/id")
+	assert.Zero(t, s.gen.Stats().ReservationWaits, "the first request waits for nothing")
+}
+
 // Wrong methods are 405 with Allow, unknown paths 404: JSON both, with
 // their codes.
 func TestMethodsAndPaths(t *testing.T) {
@@ -267,6 +291,9 @@ func TestMethodsAndPaths(t *testing.T) {
 		{http.MethodGet, "/", http.StatusNotFound},
 		{http.MethodGet, "/v1/idz", http.StatusNotFound},
 		{http.MethodGet, "/v1/id/", http.StatusNotFound},
+		{http.MethodGet, "//v1/id", http.StatusNotFound}, // JSON, not ServeMux's HTML redirect
+		{http.MethodGet, "/v1//ids?n=2", http.StatusNotFound},
+		{http.MethodGet, "/v1/../v1/id", http.StatusNotFound},
 		{http.MethodGet, "/v1/parse/", http.StatusNotFound},
 		{http.MethodGet, "/v1/parse/1/2", http.StatusNotFound},
 		{http.MethodPost, "/nowhere", http.StatusNotFound},

@@ -83,7 +83,7 @@ func (h *Handler) observe(w http.ResponseWriter, r *http.Request) {
 	begin := time.Now()
 	rec := h.recs.Get().(*recorder)
 	rec.ResponseWriter, rec.out = w, Outcome{}
-	h.mux.ServeHTTP(rec, r)
+	h.route(rec, r)
 	out := rec.out
 	rec.ResponseWriter = nil
 	h.recs.Put(rec)

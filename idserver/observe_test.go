@@ -70,7 +70,7 @@ func TestObserver(t *testing.T) {
 		{http.MethodGet, "/metrics", out(idserver.RouteMetrics, 200, "", 0)},
 		{http.MethodGet, "/metrics?x=1", out(idserver.RouteMetrics, 400, idserver.CodeBadRequest, 0)},
 		{http.MethodGet, "/nowhere", out("", 404, idserver.CodeNotFound, 0)},
-		{http.MethodGet, "/v1//id", out("", 0, "", 0)}, // ServeMux redirects to the clean path; Status: what it sent
+		{http.MethodGet, "/v1//id", out("", 404, idserver.CodeNotFound, 0)}, // JSON, not ServeMux's redirect to the clean path
 	} {
 		t.Run(tc.method+" "+tc.target, func(t *testing.T) {
 			want := httptest.NewRecorder()

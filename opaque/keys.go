@@ -115,6 +115,11 @@ func ParseKeys(text string) (*Keys, error) {
 		// Either base64 alphabet, with or without padding.
 		s := strings.NewReplacer("-", "+", "_", "/").Replace(strings.TrimRight(secret, "="))
 		b, err := base64.RawStdEncoding.DecodeString(s)
+		if !found && (err != nil || (len(b) != 16 && len(b) != 24 && len(b) != 32)) {
+			// Not a bare key either: a file of something else, say
+			// "garbage", which is neither VERSION:SECRET nor a secret.
+			return nil, &KeyError{Entry: i, Reason: "not a key: want VERSION:BASE64, or the base64 of a 16, 24 or 32 byte secret alone"}
+		}
 		if err != nil {
 			return nil, &KeyError{Entry: i, Reason: fmt.Sprintf("version %d: secret is not base64", v)}
 		}

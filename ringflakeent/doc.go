@@ -20,4 +20,7 @@
 //
 // The module is separate from ringflake's, so that only services that use
 // ent build ent.
+//
+// ringflake is licensed under the Apache License 2.0: see LICENSE at the
+// root of the repository.
 package ringflakeent

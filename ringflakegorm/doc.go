@@ -28,4 +28,7 @@
 //
 // The module is separate from ringflake's, so that only services that use
 // gorm build gorm.
+//
+// ringflake is licensed under the Apache License 2.0: see LICENSE at the
+// root of the repository.
 package ringflakegorm

@@ -29,6 +29,9 @@
 //	reqs, err := ringflakeprom.NewRequestCollector(nil)
 //	...
 //	h, err := idserver.New(gen, idserver.WithObserver(reqs))
+//
+// ringflake is licensed under the Apache License 2.0: see LICENSE at the
+// root of the repository.
 package ringflakeprom
 
 import (

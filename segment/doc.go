@@ -87,4 +87,7 @@
 // An Allocator is safe for concurrent use by multiple goroutines. The
 // package keeps no global state and starts no goroutine at import; an
 // allocator runs one goroutine while it loads a range.
+//
+// ringflake is licensed under the Apache License 2.0: see LICENSE at the
+// root of the repository.
 package segment

@@ -17,4 +17,7 @@
 // The tests read the server's address from RINGFLAKE_TEST_POSTGRES_DSN and
 // fail when it is not set. scripts/test.sh starts a throwaway server and
 // sets it.
+//
+// ringflake is licensed under the Apache License 2.0: see LICENSE at the
+// root of the repository.
 package sqltest

@@ -49,6 +49,14 @@ func bounds(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badValuef("-format: %v", err)
 	}
+	// A range outside the layout's life is a range of time with no IDs,
+	// not a clock that reads wrong (the library's ErrBeforeEpoch).
+	switch {
+	case layout.Tick(to) < 0:
+		return fmt.Errorf("TO %s is before the layout's epoch, %s: no ID is that old", pos[1], layout.TickTime(0).UTC().Format(time.RFC3339Nano))
+	case layout.Tick(from) > layout.MaxTick():
+		return fmt.Errorf("FROM %s is past the layout's last tick, %s: no ID is that new", pos[0], layout.Last().UTC().Format(time.RFC3339Nano))
+	}
 	lo, hi, err := layout.Bounds(from, to)
 	if err != nil {
 		return err
@@ -72,13 +80,4 @@ func parseDayOrTime(what, s string, end bool) (time.Time, error) {
 		return day.AddDate(0, 0, 1).Add(-time.Nanosecond), nil
 	}
 	return day, nil
-}
-
-// parseTime reads an RFC 3339 time given as what (a flag or an argument).
-func parseTime(what, s string) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, badValuef("%s %q is not an RFC 3339 time such as 2026-01-02T15:04:05Z", what, s)
-	}
-	return t, nil
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/ringflake/ringflake/chronyhealth"
 	"github.com/ringflake/ringflake/clockhealth"
 	"github.com/ringflake/ringflake/redislease"
@@ -59,7 +58,7 @@ func measureAgainst(ctx context.Context, spec string) (*offsetReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	client := redis.NewClient(srv.redis)
+	client := newRedisClient(srv.redis)
 	defer client.Close()
 	off, err := redislease.MeasureOffset(ctx, client, nil, 0)
 	if err != nil {

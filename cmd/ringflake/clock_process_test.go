@@ -111,6 +111,11 @@ func TestGenProcessRequireSyncChrony(t *testing.T) {
 	line = runFailsOneLine(t, command(t, "gen", "-n", "3", "-node", "1", "-max-clock-error", "100ms", "-clock-source", "chrony://"+unsynced))
 	assert.Contains(t, line, "chrony "+unsynced)
 	assert.Contains(t, line, "beyond 100ms")
+
+	// However large the bound, a chronyd that never synchronised gives
+	// none: its clock's error is unknown, not the dispersion it reports.
+	line = runFailsOneLine(t, command(t, "gen", "-n", "3", "-node", "1", "-max-clock-error", "10000h", "-clock-source", "chrony://"+unsynced))
+	assert.Contains(t, line, "not synchronised has no bound")
 }
 
 // readyzStatus asks p's /readyz and returns the status and body.
@@ -180,4 +185,17 @@ func TestServeProcessReadyzFollowsChrony(t *testing.T) {
 	server.Start()
 	waitReadyz(t, httpc, p, http.StatusOK, 600)
 	p.terminate()
+}
+
+// A Redis that cannot be reached gets one line from clock -against,
+// ringflake's: go-redis's own log lines ("redis: … connection refused")
+// do not repeat it.
+func TestClockAgainstUnreachableRedisSaysItOnce(t *testing.T) {
+	var errOut strings.Builder
+	cmd := command(t, "clock", "-against", "redis://127.0.0.1:1")
+	cmd.Stderr = &errOut
+	require.Error(t, cmd.Run())
+	assert.Equal(t, 1, cmd.ProcessState.ExitCode(), errOut.String())
+	assert.Equal(t, 1, strings.Count(errOut.String(), "\n"), "one line: %s", errOut.String())
+	assert.Contains(t, errOut.String(), "-against 127.0.0.1:1")
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ringflake/ringflake"
@@ -91,7 +92,7 @@ func write(g *ringflake.Generator, n int, format idFormat, stdout, stderr io.Wri
 			}
 			buf = append(buf, '\n')
 			if _, werr := w.Write(buf); werr != nil {
-				return werr
+				return closedOutput(werr)
 			}
 		}
 		n -= k
@@ -114,7 +115,17 @@ func write(g *ringflake.Generator, n int, format idFormat, stdout, stderr io.Wri
 			return err
 		}
 	}
-	return w.Flush()
+	return closedOutput(w.Flush())
+}
+
+// closedOutput returns err, or nil when it says that the reader of the
+// output went away (a pipe into head -2): a closed output is a clean
+// stop, after which gen saves its mark as on any other end.
+func closedOutput(err error) error {
+	if errors.Is(err, syscall.EPIPE) {
+		return nil
+	}
+	return err
 }
 
 // outageLog tells the operator of a run's outages — a lease that does not

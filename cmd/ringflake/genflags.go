@@ -82,7 +82,7 @@ func (f *generatorFlags) open(ctx context.Context) (*issuer, error) {
 	if *f.offset < 0 {
 		return nil, badValuef("-offset %d: want 0 or more", *f.offset)
 	}
-	nf := nodeFlags{node: *f.node, guard: *f.guard, state: *f.state, strategy: strategy}
+	nf := nodeFlags{node: *f.node, guard: *f.guard, state: *f.state, strategy: strategy, stderr: f.fs.Output()}
 	f.fs.Visit(func(fl *flag.Flag) { nf.nodeSet = nf.nodeSet || fl.Name == "node" })
 	nd, err := resolveNode(ctx, nf, layout)
 	if err != nil {

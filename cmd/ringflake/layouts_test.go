@@ -136,12 +136,14 @@ func TestBoundsErrors(t *testing.T) {
 		{"bad layout", []string{"-layout", "tweeter", "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"}, 2, `"tweeter"`},
 		{"before the epoch", []string{"-layout", "sonyflake-v2", "2020-01-01T00:00:00Z", "2024-01-01T00:00:00Z"}, 1, "before the layout's epoch"},
 		{"past the end", []string{"-layout", "js-safe", "2200-01-01T00:00:00Z", "2201-01-01T00:00:00Z"}, 1, "past the layout's last"},
+		{"all before the epoch", []string{"1999-01-01", "2000-01-01"}, 1, "TO 2000-01-01 is before the layout's epoch, 2010-11-04T01:42:54.657Z: no ID is that old"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCLI(append([]string{"bounds"}, tc.args...)...)
 			assert.Equal(t, tc.code, code)
 			assert.Empty(t, out)
 			assert.Contains(t, errOut, tc.want)
+			assert.NotContains(t, errOut, "clock", "a range of time, not a clock reading")
 		})
 	}
 }
@@ -220,7 +222,7 @@ func TestMigrateCheckBadInput(t *testing.T) {
 		{"bad layout key", []string{"-from", "twitter,colour=red", "-to", "twitter", "-at", "2026-01-01T00:00:00Z"},
 			"ringflake: -from: invalid layout: colour: unknown key"},
 		{"unparsable time", []string{"-from", "twitter", "-to", "twitter", "-at", "next tuesday"},
-			`ringflake: -at "next tuesday" is not an RFC 3339 time such as 2026-01-02T15:04:05Z`},
+			`ringflake: -at "next tuesday" is neither an RFC 3339 time such as 2026-01-02T15:04:05Z nor a date such as 2026-01-02`},
 		{"past the new layout", []string{"-from", "twitter", "-to", "js-safe", "-at", "2200-01-01T00:00:00Z"},
 			"ringflake: -at: clock is past the layout's last representable time: 2200-01-01T00:00:00Z (limit 2112-02-09T13:44:29.43Z)"},
 	} {
@@ -249,6 +251,24 @@ func decodeParts(t *testing.T, line string) idserver.Parts {
 	var p idserver.Parts
 	require.NoError(t, json.Unmarshal([]byte(line), &p))
 	return p
+}
+
+// plan -epoch and migrate-check -at take a date as bounds does: the start
+// of its day, in UTC.
+func TestPlanAndMigrateCheckTakeDates(t *testing.T) {
+	for _, pair := range [][2][]string{
+		{{"plan", "-nodes", "8", "-rate", "1000/s", "-years", "10", "-epoch", "2026-01-02"},
+			{"plan", "-nodes", "8", "-rate", "1000/s", "-years", "10", "-epoch", "2026-01-02T00:00:00Z"}},
+		{{"migrate-check", "-from", "twitter", "-to", "sonyflake", "-at", "2026-01-02"},
+			{"migrate-check", "-from", "twitter", "-to", "sonyflake", "-at", "2026-01-02T00:00:00Z"}},
+	} {
+		code, byDate, errOut := runCLI(pair[0]...)
+		code2, byTime, errOut2 := runCLI(pair[1]...)
+		require.Equal(t, code2, code, "%s / %s", errOut, errOut2)
+		assert.NotContains(t, errOut, "RFC 3339")
+		assert.Equal(t, byTime, byDate)
+		assert.Equal(t, errOut2, errOut)
+	}
 }
 
 // A date without a time is a whole day in UTC: FROM its start, TO its end.

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
+	"fmt"
 	"strings"
 
 	"github.com/ringflake/ringflake"
@@ -19,15 +19,21 @@ func isLocal(spec string) bool { return spec == "local" || strings.HasPrefix(spe
 
 // localNode takes a node id of layout l that no other process of this
 // host holds, locked in the directory the flag names (local:DIR) or in
-// hostlocal.DefaultDir: the id want if it is not negative and
-// free, else the lowest free one. (When want is held, New tells why: the
-// state file is in use, or belongs to another node.)
-func localNode(ctx context.Context, spec string, l ringflake.Layout, want int64) (node, error) {
+// hostlocal.DefaultDir: the id want, the node of the state file's mark,
+// if it is not negative, else the lowest free one. When want is held by
+// another process, it fails naming the state file and the holder: the
+// mark is that node's, and no other node may issue under it.
+func localNode(ctx context.Context, spec string, l ringflake.Layout, want int64, state string) (node, error) {
 	dir, named := strings.CutPrefix(spec, "local:")
 	if !named {
-		dir = os.Getenv(nodeDirEnv)
+		var err error
+		if dir, err = envNodeDir(); err != nil {
+			return node{}, err
+		}
 	} else if dir == "" {
 		return node{}, badValuef("-node %q: no directory after local:", spec)
+	} else if err := checkNodeDir("-node "+spec, dir); err != nil {
+		return node{}, err
 	}
 	src := hostlocal.NewNode(dir)
 	ctx, cancel := context.WithTimeout(ctx, acquireTimeout)
@@ -37,7 +43,7 @@ func localNode(ctx context.Context, spec string, l ringflake.Layout, want int64)
 	if want < 0 {
 		id, err = src.NodeID(ctx, l)
 	} else if err = src.Claim(ctx, l, want); errors.As(err, &held) && held.Node >= 0 {
-		id, err = src.NodeID(ctx, l)
+		return node{}, fmt.Errorf("-state %s keeps the mark of node %d, which is in use: %w", state, want, err)
 	}
 	if err != nil {
 		return node{}, err

@@ -133,3 +133,33 @@ func TestGenLocalNodeTakesTheStateFilesNode(t *testing.T) {
 	ids = genIDs(t, "-n", "1", "-node", "local:"+dir, "-state", state)
 	assert.Equal(t, int64(1), ids[0].Node(l), "the state file's node, though 0 is free")
 }
+
+// A node lock directory that does not exist — a typo in
+// RINGFLAKE_NODE_DIR or in local:DIR — is refused, not created: a second
+// directory would split the host's locks, and two processes could hold
+// one id.
+func TestGenNodeDirMustExist(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "ringflake-nodse")
+	for _, tc := range []struct {
+		name string
+		env  string
+		args []string
+		want string
+	}{
+		{"a configured id", missing, []string{"-node", "3"}, nodeDirEnv + "=" + missing + ": no such directory"},
+		{"a local id", missing, []string{"-node", "local"}, nodeDirEnv + "=" + missing + ": no such directory"},
+		{"local:DIR", "", []string{"-node", "local:" + missing}, "-node local:" + missing + ": no such directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env != "" {
+				t.Setenv(nodeDirEnv, tc.env)
+			}
+			code, out, errOut := runCLI(append([]string{"gen", "-n", "1"}, tc.args...)...)
+			assert.Equal(t, 1, code)
+			assert.Empty(t, out)
+			assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %s", errOut)
+			assert.Contains(t, errOut, tc.want)
+			assert.NoDirExists(t, missing)
+		})
+	}
+}

@@ -7,12 +7,13 @@
 //	ringflake serve [-listen HOST:PORT] [-node NODE] [-guard URL] [-state FILE] [-layout LAYOUT] [-strategy STRATEGY] [-offset N] [-max-batch N] [-grace D]
 //	                [-require-sync] [-max-clock-error D] [-clock-source SOURCE]
 //	ringflake parse [-layout LAYOUT] [-format FORMAT] [-key-file FILE] [-tweak T] [-json] ID...
-//	ringflake replay [-strategy STRATEGY | -all-strategies] [-format table|json] [-plot FILE|DIR] FILE...
+//	ringflake replay [-strategy STRATEGY | -all-strategies] [-strict] [-format table|json] [-plot FILE|DIR] FILE...
 //	ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate RATE]
 //	ringflake bounds FROM TO [-layout LAYOUT] [-format FORMAT]
 //	ringflake plan -nodes N -rate R/s -years Y [-unit U] [-epoch T]
 //	ringflake migrate-check -from LAYOUT -to LAYOUT -at TIME
-//	ringflake clock [-chrony HOST:PORT] [-clockbound PATH] [-format text|json]
+//	ringflake clock [-chrony HOST:PORT] [-clockbound PATH] [-against redis://HOST[:PORT]] [-format text|json]
+//	ringflake version
 //
 // gen prints COUNT new IDs, one per line, by default under a node id that
 // no other process of this host holds (-node local). serve serves IDs over
@@ -57,9 +58,17 @@
 // -require-sync, -max-clock-error and -clock-source to refuse to start on
 // an unhealthy clock, and serve reports not ready while it is.
 //
+// version prints the version of ringflake the binary was built from.
+//
+// A bad command line gets one line on stderr naming what was wrong and
+// the command's -h, which lists its flags.
+//
 // Exit status: 0 on success, 1 when the work failed (a bad ID, a generator
 // error, a layout that does not fit, an order that breaks), 2 on a usage
 // error.
+//
+// ringflake is licensed under the Apache License 2.0: see LICENSE at the
+// root of the repository.
 package main
 
 import (
@@ -68,19 +77,23 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 )
 
 func main() {
+	// A reader that stops reading (gen | head -2) makes a write to stdout
+	// fail with EPIPE instead of killing the process, so that gen stops
+	// cleanly: it saves its mark and gives its node id back.
+	signal.Ignore(syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // usageError is an error the user fixes by changing the command line.
-// run prints the usage after it unless brief is set: a bad value (a
-// layout, a time) is clearer on one line of its own.
+// run prints it on one line, naming the command's -h for its flags.
 type usageError struct {
-	msg   string
-	brief bool
+	msg string
 }
 
 func (e *usageError) Error() string { return e.msg }
@@ -114,12 +127,9 @@ func trimPrefix(msg string) string {
 	return strings.ReplaceAll(msg, ": ringflake: ", ": ")
 }
 
-// badValuef returns a usageError about a value on the command line, which
-// run prints on one line, without the usage.
+// badValuef returns a usageError about a value on the command line.
 func badValuef(format string, args ...any) error {
-	err := usagef(format, args...).(*usageError)
-	err.brief = true
-	return err
+	return usagef(format, args...)
 }
 
 const usage = `usage:
@@ -129,12 +139,13 @@ const usage = `usage:
                   [-offset N] [-max-batch N] [-grace D] [-behind-proxy]
                   [-require-sync] [-max-clock-error D] [-clock-source SOURCE]
   ringflake parse [-layout LAYOUT] [-format FORMAT] [-key-file FILE] [-tweak T] [-json] ID...
-  ringflake replay [-strategy STRATEGY | -all-strategies] [-format table|json] [-plot FILE|DIR] FILE...
+  ringflake replay [-strategy STRATEGY | -all-strategies] [-strict] [-format table|json] [-plot FILE|DIR] FILE...
   ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate RATE]
   ringflake bounds FROM TO [-layout LAYOUT] [-format FORMAT]
   ringflake plan -nodes N -rate R/s -years Y [-unit U] [-epoch T]
   ringflake migrate-check -from LAYOUT -to LAYOUT -at TIME
-  ringflake clock [-chrony HOST:PORT] [-clockbound PATH] [-format text|json]
+  ringflake clock [-chrony HOST:PORT] [-clockbound PATH] [-against redis://HOST[:PORT]] [-format text|json]
+  ringflake version
 
 FORMAT is an encoding (dec, hex, base32, base58, base62, base64, base2, base36,
 base58-flickr, zbase32); gen and parse also take serial:PATTERN, serial numbers such as
@@ -171,21 +182,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = migrateCheck(args[1:], stdout, stderr)
 	case "clock":
 		err = clock(args[1:], stdout, stderr)
+	case "version", "-version", "--version":
+		err = version(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = usagef("unknown command %q", args[0])
+		fmt.Fprintf(stderr, "ringflake: unknown command %q; \"ringflake help\" lists them\n", args[0])
+		return 2
 	}
 	var ue *usageError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
-	case errors.As(err, &ue) && ue.brief:
-		fmt.Fprintf(stderr, "ringflake: %v\n", err)
-		return 2
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "ringflake: %v\n%s", err, usage)
+		fmt.Fprintf(stderr, "ringflake: %v (\"ringflake %s -h\" lists its flags)\n", err, strings.TrimLeft(args[0], "-"))
 		return 2
 	default:
 		fmt.Fprintf(stderr, "ringflake: %s\n", trimPrefix(err.Error()))

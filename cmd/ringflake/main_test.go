@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -100,6 +101,10 @@ func TestErrors(t *testing.T) {
 		{"parse without IDs", []string{"parse"}, 2, "at least one ID"},
 		{"malformed ID", []string{"parse", "12x"}, 1, `invalid ID "12x"`},
 		{"ID beyond the layout", []string{"parse", "-layout", "js-safe", "9007199254740992"}, 1, "53 bits"},
+		{"count not a number", []string{"gen", "-n", "abc"}, 2, `invalid value "abc" for flag -n`},
+		{"plan without years", []string{"plan", "-nodes", "8", "-rate", "1000/s"}, 2, "-years"},
+		{"serve has no -format", []string{"serve", "-format", "hex"}, 2, "-format"},
+		{"version with an argument", []string{"version", "x"}, 2, "no arguments"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCLI(tc.args...)
@@ -107,7 +112,26 @@ func TestErrors(t *testing.T) {
 			assert.Empty(t, out)
 			assert.Contains(t, errOut, tc.want)
 			assert.NotContains(t, errOut, "ringflake: ringflake:", "the prefix appears once")
+			if tc.code == 2 && tc.args != nil {
+				// One line naming the problem and where the flags are
+				// told, not the whole usage.
+				assert.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
+				assert.NotContains(t, errOut, "usage:")
+				if tc.args[0] != "frob" {
+					assert.Contains(t, errOut, "ringflake "+tc.args[0]+" -h")
+				}
+			}
 		})
+	}
+}
+
+// TestVersion: version, -version and --version print one line naming
+// ringflake and the Go that built it.
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"version", "-version", "--version"} {
+		code, out, errOut := runCLI(arg)
+		require.Equal(t, 0, code, errOut)
+		assert.Regexp(t, `^ringflake \S+ \(go\S+.*\)\n$`, out)
 	}
 }
 
@@ -287,4 +311,17 @@ func TestFormatErrors(t *testing.T) {
 			assert.NotContains(t, errOut, "ringflake: ringflake:", "the prefix appears once")
 		})
 	}
+}
+
+// epipeWriter fails every write as a pipe whose reader went away does.
+type epipeWriter struct{}
+
+func (epipeWriter) Write([]byte) (int, error) { return 0, syscall.EPIPE }
+
+// A closed standard output ends gen cleanly: status 0, no message.
+func TestGenClosedOutput(t *testing.T) {
+	var errOut bytes.Buffer
+	code := run([]string{"gen", "-n", "1000", "-node", "3"}, epipeWriter{}, &errOut)
+	assert.Equal(t, 0, code, errOut.String())
+	assert.Empty(t, errOut.String())
 }

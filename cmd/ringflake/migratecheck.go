@@ -25,7 +25,7 @@ func migrateCheck(args []string, stdout, stderr io.Writer) error {
 	}
 	fromFlag := fs.String("from", "", "the layout IDs were issued with before the cut-over (required)")
 	toFlag := fs.String("to", "", "the layout IDs are issued with from the cut-over on (required)")
-	atFlag := fs.String("at", "", "the cut-over time, RFC 3339 (required)")
+	atFlag := fs.String("at", "", "the cut-over time, RFC 3339, or a date (2026-01-02: its start, in UTC) (required)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func migrateCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badValuef("-to: %v", err)
 	}
-	at, err := parseTime("-at", *atFlag)
+	at, err := parseDayOrTime("-at", *atFlag, false)
 	if err != nil {
 		return err
 	}

@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"maps"
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,6 +72,7 @@ type nodeFlags struct {
 	guard    string // -guard
 	state    string // -state
 	strategy strategies.Strategy
+	stderr   io.Writer // where a lease's wait is told
 }
 
 // isLease reports whether a -node value names a coordination service.
@@ -109,6 +113,7 @@ func resolveNode(ctx context.Context, f nodeFlags, l ringflake.Layout) (node, er
 		if err != nil {
 			return node{}, err
 		}
+		s.stderr = f.stderr
 		return s.take(ctx, l, -1)
 	}
 	if isLocal(f.node) {
@@ -116,7 +121,7 @@ func resolveNode(ctx context.Context, f nodeFlags, l ringflake.Layout) (node, er
 		if n, ok := markNode(ctx, f.state, l); ok {
 			want = n
 		}
-		return localNode(ctx, f.node, l, want)
+		return localNode(ctx, f.node, l, want, f.state)
 	}
 	var guard *server
 	if f.guard != "" {
@@ -127,6 +132,7 @@ func resolveNode(ctx context.Context, f nodeFlags, l ringflake.Layout) (node, er
 		if guard, err = parseServer("-guard", f.guard, f.strategy); err != nil {
 			return node{}, err
 		}
+		guard.stderr = f.stderr
 	}
 	id, err := configuredNode(ctx, f.node, l)
 	if err != nil {
@@ -153,13 +159,44 @@ func resolveNode(ctx context.Context, f nodeFlags, l ringflake.Layout) (node, er
 // (hostlocal.DefaultDir when unset).
 const nodeDirEnv = "RINGFLAKE_NODE_DIR"
 
+// envNodeDir returns $RINGFLAKE_NODE_DIR, after checking that it names a
+// directory that exists: hostlocal would create a missing one, and a
+// typo would then split the host's node locks in two, letting two
+// processes hold one id. The default directory is created as before.
+func envNodeDir() (string, error) {
+	dir := os.Getenv(nodeDirEnv)
+	return dir, checkNodeDir(nodeDirEnv+"="+dir, dir)
+}
+
+// checkNodeDir checks that dir, the node lock directory that what names,
+// exists and is a directory, unless it is "" or hostlocal.DefaultDir.
+func checkNodeDir(what, dir string) error {
+	if dir == "" || filepath.Clean(dir) == hostlocal.DefaultDir {
+		return nil
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: no such directory; create it, the one directory every process of this host uses for node locks, or unset it for %s", what, hostlocal.DefaultDir)
+	case err != nil:
+		return fmt.Errorf("%s: %w", what, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%s: not a directory", what)
+	}
+	return nil
+}
+
 // holdOnHost takes the host-local lock of the configured node id of
 // layout l, in $RINGFLAKE_NODE_DIR or hostlocal.DefaultDir — the locks
 // -node local takes — so that a second process of this host with the same
 // id fails at start, naming the first one's pid, instead of issuing the
 // same IDs. It returns how to give the lock back.
 func holdOnHost(ctx context.Context, l ringflake.Layout, id int64) (func(context.Context) error, error) {
-	src := hostlocal.NewNode(os.Getenv(nodeDirEnv))
+	dir, err := envNodeDir()
+	if err != nil {
+		return nil, err
+	}
+	src := hostlocal.NewNode(dir)
 	ctx, cancel := context.WithTimeout(ctx, acquireTimeout)
 	defer cancel()
 	if err := src.Claim(ctx, l, id); err != nil {
@@ -189,8 +226,11 @@ func configuredNode(ctx context.Context, spec string, l ringflake.Layout) (int64
 		}
 		src = ringflake.OrdinalNode(host)
 	default:
+		if scheme, _, ok := strings.Cut(spec, "://"); ok {
+			return 0, badValuef("-node %q: no lease on %s://; want redis://, rediss://, etcd://, postgres:// or postgresql://", spec, scheme)
+		}
 		if !isDecimal(strings.TrimPrefix(spec, "-")) {
-			return 0, badValuef("-node %q: not a node id; want local[:DIR], N, env:VAR, ordinal[:HOST], or a redis:// or etcd:// lease URL (ringflake gen -h says more)", spec)
+			return 0, badValuef("-node %q: not a node id; want local[:DIR], N, env:VAR, ordinal[:HOST], or a lease URL: redis://, etcd:// or postgres://", spec)
 		}
 		n, err := strconv.ParseInt(spec, 10, 64)
 		if err != nil {
@@ -232,6 +272,7 @@ type server struct {
 	etcd       []string        // for etcd://: endpoints
 	pg         *pgxpool.Config // for postgres:// and postgresql://
 	where      string          // for errors: "127.0.0.1:6379", "etcd 127.0.0.1:2379"
+	stderr     io.Writer       // where take tells of a quiet period; nil: nowhere
 }
 
 // parseServer parses the URL spec of flag, and checks that strategy s
@@ -365,8 +406,7 @@ func (s *server) take(ctx context.Context, l ringflake.Layout, id int64) (node, 
 	case s.pg != nil:
 		h, closeClient, err = s.takePostgres(actx, opts, id)
 	case s.redis != nil:
-		redis.SetLogger(quietRedis{}) // the error below says what went wrong; go-redis's own log lines only repeat it
-		client := redis.NewClient(s.redis)
+		client := newRedisClient(s.redis)
 		closeClient = client.Close
 		if id < 0 {
 			h, err = redislease.Acquire(actx, client, opts)
@@ -405,12 +445,38 @@ func (s *server) take(ctx context.Context, l ringflake.Layout, id int64) (node, 
 		}
 		return err // nil, or what ended the lease: it matches ringflake.ErrLeaseLost
 	}
+	s.tellQuiet(h)
 	if err := n.rehold(); err != nil {
 		rctx, rcancel := context.WithTimeout(ctx, acquireTimeout)
 		defer rcancel()
 		return node{}, errors.Join(fmt.Errorf("%s: waiting for the lease of node %d to hold: %w", s.flag, n.id, err), n.release(rctx))
 	}
 	return n, nil
+}
+
+// tellQuiet says on stderr, once, why and for how long a lease that does
+// not hold its id yet waits before the first ID: a first lease under its
+// prefix, or the first after the server lost data, waits out a quiet
+// period (lease.Config.Quiet) so that any holder the server forgot has
+// stopped and its IDs are behind the clock.
+func (s *server) tellQuiet(h heldLease) {
+	if s.stderr == nil || h.Held() {
+		return
+	}
+	cfg, err := s.opts.Resolve(lease.Rules{TTLUnit: time.Nanosecond})
+	if err != nil {
+		return // the lease was taken with these options: it cannot fail
+	}
+	fmt.Fprintf(s.stderr, "ringflake: node %d from %s: waiting up to %v before the first ID: a new prefix %q, or a server that lost data, may have had a holder it forgot (the wait is ttl %v + maxlead %v + margin %v)\n",
+		h.Node(), s.where, cfg.Quiet().Round(time.Millisecond), cfg.Prefix, cfg.TTL, cfg.MaxLead, cfg.Margin)
+}
+
+// newRedisClient returns a go-redis client of opts that logs nothing: the
+// CLI's own error says what went wrong; go-redis's log lines ("redis:
+// …: dial tcp …: connection refused") only repeat it.
+func newRedisClient(opts *redis.Options) *redis.Client {
+	redis.SetLogger(quietRedis{})
+	return redis.NewClient(opts)
 }
 
 // quietRedis drops go-redis's log lines.

@@ -69,6 +69,8 @@ func TestGenNodeRejects(t *testing.T) {
 		want string
 	}{
 		{"not a number", "five", 2, `-node "five": not a node id`},
+		{"the forms it lists", "abc", 2, "redis://, etcd:// or postgres://"},
+		{"an unknown scheme", "mysql://127.0.0.1/ids", 2, `-node "mysql://127.0.0.1/ids": no lease on mysql://; want redis://, rediss://, etcd://, postgres:// or postgresql://`},
 		{"a plus sign", "+5", 2, `-node "+5": not a node id`},
 		{"two minus signs", "--1", 2, `-node "--1": not a node id`},
 		{"out of range", "1024", 1, "out of range"},
@@ -172,11 +174,30 @@ func TestGenRedisLease(t *testing.T) {
 	defer held.Close(ctx)
 
 	spec := "redis://" + addr + "/0?prefix=" + prefix + "&ttl=2s"
-	ids := genIDs(t, "-n", "5", "-node", spec) // waits out the quiet period
+	code, out, errOut := runCLI("gen", "-n", "5", "-node", spec) // waits out the quiet period
+	require.Equal(t, 0, code, errOut)
+	// The wait is told once, with how long it lasts: 2s + 1s + 22ms.
+	assert.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
+	assert.Contains(t, errOut, "node 1 from "+addr+": waiting up to 3.022s before the first ID")
+	var ids []ringflake.ID
+	for _, line := range strings.Fields(out) {
+		id, err := ringflake.Parse(line)
+		require.NoError(t, err)
+		ids = append(ids, id)
+	}
+	require.Len(t, ids, 5)
 	for _, id := range ids {
 		assert.Equal(t, int64(1), id.Node(ringflake.TwitterLayout()))
 	}
-	again := genIDs(t, "-n", "5", "-node", spec)
+	code, out, errOut = runCLI("gen", "-n", "5", "-node", spec)
+	require.Equal(t, 0, code, errOut)
+	assert.Empty(t, errOut, "a lease that holds its id at once waits for nothing, and says nothing")
+	again := make([]ringflake.ID, 0, 5)
+	for _, line := range strings.Fields(out) {
+		id, err := ringflake.Parse(line)
+		require.NoError(t, err)
+		again = append(again, id)
+	}
 	assert.Equal(t, int64(1), again[0].Node(ringflake.TwitterLayout()), "node 1 was given back and taken again")
 	assert.Greater(t, again[0], ids[len(ids)-1], "the lease carried the mark to the next run")
 

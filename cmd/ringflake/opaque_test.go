@@ -98,6 +98,8 @@ func TestOpaqueCLIErrors(t *testing.T) {
 	changed := text[:5] + map[bool]string{true: "0", false: "1"}[text[5] != '0'] + text[6:]
 	keyFile := filepath.Join(t.TempDir(), "keys")
 	require.NoError(t, os.WriteFile(keyFile, []byte(testOpaqueKeys()), 0o600))
+	garbage := filepath.Join(t.TempDir(), "garbage")
+	require.NoError(t, os.WriteFile(garbage, []byte("garbage\n"), 0o600))
 	for _, tc := range []struct {
 		name string
 		env  string
@@ -109,6 +111,7 @@ func TestOpaqueCLIErrors(t *testing.T) {
 		{"a changed character", testOpaqueKeys(), []string{"parse", "-format", "opaque", "-tweak", "order_", changed}, 1, "mistyped"},
 		{"no keys", "", []string{"gen", "-node", "1", "-format", "opaque"}, 2, "needs keys: set " + opaqueKeyEnv},
 		{"bad keys", "1:nope", []string{"gen", "-node", "1", "-format", "opaque"}, 2, "invalid key: entry 1: version 1: secret of 3 bytes, want 16, 24 or 32"},
+		{"a key file of garbage", "", []string{"parse", "-format", "opaque", "-key-file", garbage, text}, 2, "invalid key: entry 1: not a key: want VERSION:BASE64"},
 		{"missing key file", "", []string{"parse", "-format", "opaque", "-key-file", keyFile + ".missing", text}, 2, "-key-file: open"},
 		{"tweak without opaque", "", []string{"parse", "-tweak", "order_", "1"}, 2, "-key-file and -tweak go with -format opaque"},
 		{"negative number", testOpaqueKeys(), []string{"parse", "-format", "opaque-number", "--", "-5"}, 1, "invalid ID"},

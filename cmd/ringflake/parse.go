@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,16 +109,28 @@ func parse(args []string, stdout, stderr io.Writer) error {
 const plausibleAhead = 24 * time.Hour
 
 // plausibleLayouts returns the presets under which id is an ID whose time
-// falls between the preset's epoch and plausibleAhead from now.
+// falls between the preset's epoch and plausibleAhead from now, the one
+// whose time is nearest now first: an ID seen today was most likely
+// issued lately, not years ago under another preset.
 func plausibleLayouts(id ringflake.ID, now time.Time) []ringflake.Layout {
-	var fit []ringflake.Layout
+	type fit struct {
+		l    ringflake.Layout
+		away time.Duration // from now, either way
+	}
+	var fits []fit
 	for _, l := range ringflake.Presets() {
 		p, err := l.Decompose(id)
 		if err == nil && !p.Time.After(now.Add(plausibleAhead)) {
-			fit = append(fit, l)
+			away := now.Sub(p.Time)
+			fits = append(fits, fit{l, max(away, -away)})
 		}
 	}
-	return fit
+	slices.SortStableFunc(fits, func(a, b fit) int { return cmp.Compare(a.away, b.away) })
+	ls := make([]ringflake.Layout, len(fits))
+	for i, f := range fits {
+		ls[i] = f.l
+	}
+	return ls
 }
 
 // withEncodingHint adds to err, the error of reading s in format, the

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ringflake/ringflake"
 )
 
 func TestParseCLIHexPrefix(t *testing.T) {
@@ -79,6 +81,29 @@ func TestParseLayoutAuto(t *testing.T) {
 	code, _, errOut = runCLI("parse", "-layout", "auto", "-format", "serial:A{time:20060102150405.000}{node}{seq}", "x")
 	assert.Equal(t, 2, code, "a serial format needs its layout named")
 	assert.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
+}
+
+// -layout auto lists first the preset under which the ID's time is
+// nearest now: an ID issued a moment ago under sonyflake names sonyflake
+// first, though it dates plausibly under others too.
+func TestParseLayoutAutoNearestFirst(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	for _, l := range ringflake.Presets() {
+		id, err := l.Compose(now, 1, 0)
+		require.NoError(t, err)
+		ls := plausibleLayouts(id, now)
+		require.NotEmpty(t, ls, l.String())
+		assert.Equal(t, l.String(), ls[0].String(), "the preset it was issued under comes first among %v", ls)
+		var last time.Duration
+		for _, c := range ls {
+			p, err := c.Decompose(id)
+			require.NoError(t, err)
+			away := now.Sub(p.Time)
+			away = max(away, -away)
+			assert.GreaterOrEqual(t, away, last, "nearest now first")
+			last = away
+		}
+	}
 }
 
 // A string that is not decimal names the encodings it would be an ID in:

@@ -27,7 +27,7 @@ func plan(args []string, stdout, stderr io.Writer) error {
 	rateFlag := fs.String("rate", "", "most IDs one node issues, per second (100000/s, or /ms, /min, /h; required)")
 	years := fs.Float64("years", 0, "years the layout must last after its epoch (required)")
 	unit := fs.Duration("unit", 0, "tick length, a whole number of ms (default: try 1ms, 10ms, 100ms and 1s)")
-	epochFlag := fs.String("epoch", "", "epoch of the layouts, RFC 3339 (default: the start of this year, UTC)")
+	epochFlag := fs.String("epoch", "", "epoch of the layouts, RFC 3339, or a date (2026-01-02: its start, in UTC) (default: the start of this year, UTC)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func plan(args []string, stdout, stderr io.Writer) error {
 	}
 	d := layoutplan.Demand{Nodes: *nodes, Rate: rate, Years: *years, Unit: *unit}
 	if *epochFlag != "" {
-		if d.Epoch, err = parseTime("-epoch", *epochFlag); err != nil {
+		if d.Epoch, err = parseDayOrTime("-epoch", *epochFlag, false); err != nil {
 			return err
 		}
 	}

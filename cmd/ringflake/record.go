@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -103,6 +104,9 @@ func recordWith(ctx context.Context, c hostClock, args []string, stdout, stderr 
 		return badValuef("-threshold %v: want a positive duration", *threshold)
 	case *window < *every:
 		return badValuef("-window %v: want at least the sampling interval", *window)
+	}
+	if err := checkWritable(*out); err != nil {
+		return err
 	}
 	src, err := parseClockSource(*clockSource)
 	if err != nil {
@@ -213,4 +217,26 @@ func recordWith(ctx context.Context, c hostClock, args []string, stdout, stderr 
 	fmt.Fprintf(stderr, "recorded %d samples over %v%s: %d steps, %d freezes, %d drift changes\n",
 		rec.Samples(), s.Duration.Round(time.Millisecond), stopped, counts[scenario.Step], counts[scenario.Freeze], counts[scenario.Drift])
 	return nil
+}
+
+// checkWritable checks, before anything is recorded, that record can
+// write the file out: its directory exists and takes a new file, and out
+// is not a directory. It creates a file beside out and removes it; out
+// itself is written only at the end. "-" (standard output) passes.
+func checkWritable(out string) error {
+	if out == "-" {
+		return nil
+	}
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+		return badValuef("-out %s: a directory; want the scenario file to write", out)
+	}
+	probe, err := os.CreateTemp(filepath.Dir(out), ".ringflake-record-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return badValuef("-out %s: cannot write in %s: %v", out, filepath.Dir(out), err)
+	}
+	return errors.Join(probe.Close(), os.Remove(probe.Name()))
 }

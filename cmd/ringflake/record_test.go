@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -210,6 +211,25 @@ func TestRecordRefusesTooMuchLoad(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "-rate 1/ms for -duration 2h0m0s: ")
 	assert.Contains(t, errOut, "more than 5000000; give a lower rate")
+}
+
+// Where record writes is checked before it samples: a directory that does
+// not exist, or an -out that is a directory, is refused at once, and
+// nothing is left behind.
+func TestRecordChecksTheOutputFirst(t *testing.T) {
+	dir := t.TempDir()
+	for _, out := range []string{filepath.Join(dir, "nonexistent", "x.yaml"), dir} {
+		h := skewedHost(t)
+		var stdout, stderr bytes.Buffer
+		err := recordWith(context.Background(), h, []string{"-duration", "1h", "-out", out}, &stdout, &stderr, false)
+		var ue *usageError
+		require.ErrorAs(t, err, &ue, out)
+		assert.Contains(t, err.Error(), "-out "+out)
+		assert.Zero(t, h.sleeps, "nothing sampled")
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "the probe is removed")
 }
 
 // A recording that replay would reject is not written: here the host's

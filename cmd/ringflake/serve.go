@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -170,7 +169,7 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 		why = failure
 	}
 	stop() // a second signal ends the process at once
-	fmt.Fprintf(stderr, "ringflake serve: %s: finishing the requests under way (at most %v)\n", strings.TrimPrefix(why.Error(), "ringflake: "), *grace)
+	fmt.Fprintf(stderr, "ringflake serve: %s: finishing the requests under way (at most %v)\n", trimPrefix(why.Error()), *grace)
 	sctx, cancel := context.WithTimeout(context.Background(), *grace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {

@@ -126,6 +126,15 @@ func TestGenStateInUse(t *testing.T) {
 		assert.Contains(t, errOut, "process "+strconv.Itoa(first.cmd.Process.Pid))
 		assert.NotContains(t, errOut, "backwards")
 	}
+	// A local node id takes the state file's node, 4, which is in use:
+	// the run says so, not that the mark belongs to another node.
+	code, out, errOut := runCLI("gen", "-state", state)
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %s", errOut)
+	assert.Contains(t, errOut, "-state "+state+" keeps the mark of node 4, which is in use")
+	assert.Contains(t, errOut, "process "+strconv.Itoa(first.cmd.Process.Pid))
+	assert.NotContains(t, errOut, "this generator is node")
 	first.kill(t)
 	genIDs(t, "-n", "1", "-node", "4", "-state", state) // free once it is dead
 }
