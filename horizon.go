@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/ringflake/ringflake/internal/simhook"
 )
 
 // A generator's horizon is the greatest tick its fast path may issue at
@@ -83,6 +85,9 @@ func (g *Generator) prepare(ctx context.Context, tick int64) (waited bool, err e
 			return waited, err
 		}
 		waited = true
+		if r := simhook.Of(g.mark.store); r != nil {
+			r.Wait(done)
+		}
 		select {
 		case <-done:
 		case <-ctx.Done():
@@ -115,7 +120,7 @@ func (g *Generator) saveMark(tick int64) (<-chan struct{}, error) {
 	mark := g.markOf(target, g.since(now, g.newest.Load()))
 	done := make(chan struct{})
 	m.saving = done
-	go func() {
+	save := func() {
 		err := m.store.SaveMark(context.Background(), mark)
 		m.mu.Lock()
 		defer m.mu.Unlock()
@@ -129,7 +134,12 @@ func (g *Generator) saveMark(tick int64) (<-chan struct{}, error) {
 		m.err = err
 		m.saving = nil
 		close(done)
-	}()
+	}
+	if r := simhook.Of(m.store); r != nil {
+		r.Go(save)
+	} else {
+		go save()
+	}
 	return done, nil
 }
 
@@ -275,6 +285,9 @@ func (g *Generator) SyncMark(ctx context.Context) error {
 		g.mark.mu.Unlock()
 		if done == nil {
 			return err
+		}
+		if r := simhook.Of(g.mark.store); r != nil {
+			r.Wait(done)
 		}
 		select {
 		case <-done:
