@@ -99,21 +99,21 @@ type rawMsgs struct {
 }
 
 type rawEv struct {
-	At          string   `yaml:"at"`
-	Node        *int     `yaml:"node"`
-	Server      string   `yaml:"server"`
-	Partition   []int    `yaml:"partition"`
-	From        string   `yaml:"from"`
-	For         string   `yaml:"for"`
-	Delay       string   `yaml:"delay"`
-	Step        string   `yaml:"step"`
-	Freeze      string   `yaml:"freeze"`
-	Pause       string   `yaml:"pause"`
-	Jitter      string   `yaml:"jitter"`
-	Seed        uint64   `yaml:"seed"`
-	Drift       *float64 `yaml:"drift"`
-	Crash       bool     `yaml:"crash"`
-	Restart     string   `yaml:"restart"`
+	At        string   `yaml:"at"`
+	Node      *int     `yaml:"node"`
+	Server    string   `yaml:"server"`
+	Partition []int    `yaml:"partition"`
+	From      string   `yaml:"from"`
+	For       string   `yaml:"for"`
+	Delay     string   `yaml:"delay"`
+	Step      string   `yaml:"step"`
+	Freeze    string   `yaml:"freeze"`
+	Pause     string   `yaml:"pause"`
+	Jitter    string   `yaml:"jitter"`
+	Seed      uint64   `yaml:"seed"`
+	Drift     *float64 `yaml:"drift"`
+	Crash     bool     `yaml:"crash"`
+	Restart   string   `yaml:"restart"`
 }
 
 // Parse reads a fleet scenario from data; file names it in errors.
