@@ -46,14 +46,7 @@ func ReadFile(path string) (*Scenario, error) {
 	if len(data) > scenario.MaxFileSize {
 		return nil, &Error{File: path, Reason: fmt.Sprintf("more than %d bytes", scenario.MaxFileSize)}
 	}
-	s, err := Parse(path, data)
-	if err != nil {
-		return nil, err
-	}
-	if s.Name == "" {
-		s.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	}
-	return s, nil
+	return Parse(path, data)
 }
 
 type rawFile struct {
@@ -127,6 +120,9 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	}
 	p := parser{file: file}
 	s := &Scenario{Name: raw.Name, File: file, Seed: raw.Seed, Comment: comment(data)}
+	if s.Name == "" && file != "" {
+		s.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	}
 	if raw.Start == "" {
 		return nil, p.bad("start", "missing")
 	}

@@ -98,6 +98,11 @@ func (w *world) loop(end time.Duration) {
 // spawn makes a proc that runs f, and runs it until it first blocks.
 func (w *world) spawn(owner *incarnation, f func()) *proc {
 	p := w.newProc(owner, f)
+	if w.cur != nil {
+		// Started by a proc: it runs when this turn is over.
+		w.spawned = append(w.spawned, p)
+		return p
+	}
 	w.run(p)
 	return p
 }
@@ -188,6 +193,11 @@ func (p *proc) prepare() *wake { return &wake{p: p, tok: p.token + 1} }
 func (k *wake) fire() {
 	p := k.p
 	if k.fired || p.token != k.tok || p.ended {
+		return
+	}
+	if p.w.cur != nil {
+		// Called by a proc: the loop runs p, once this turn is over.
+		p.w.at(p.w.now, k.fire)
 		return
 	}
 	k.fired = true
