@@ -271,12 +271,13 @@ func (s *Sim) countErr(err error) {
 // observe makes the process observe an ID a message carried.
 func (s *Sim) observe(inc *incarnation, x ringflake.ID) {
 	s.count("observes")
-	if s.faults.noObserve {
-		return
-	}
-	if err := inc.gen.Observe(x); err != nil {
-		s.count("observes_refused")
-		return
+	// With the injected bug noObserve, Observe is not called but the
+	// process believes it was: its floor is ignored.
+	if !s.faults.noObserve {
+		if err := inc.gen.Observe(x); err != nil {
+			s.count("observes_refused")
+			return
+		}
 	}
 	if inc.dead {
 		return
