@@ -10,6 +10,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ringflake/ringflake"
@@ -288,7 +289,7 @@ func (s *Sim) observe(inc *incarnation, x ringflake.ID) {
 
 // leaseEvent counts a lease's events.
 func (s *Sim) leaseEvent(h *holding, ev lease.Event) {
-	s.count("lease." + ev.Kind.String())
+	s.count("lease." + strings.ReplaceAll(ev.Kind.String(), " ", "_"))
 	if ev.Kind == lease.Lost || ev.Kind == lease.Retaken {
 		s.trace(h.inc.node.name(), "lease of id %d: %v (%v)", h.id, ev.Kind, ev.Err)
 	}
