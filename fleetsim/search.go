@@ -221,4 +221,6 @@ func candidates(s *Scenario) []*Scenario {
 	return out
 }
 
-func rateOf(count int64, per time.Duration) scenario.Rate { return scenario.Rate{Count: count, Per: per} }
+func rateOf(count int64, per time.Duration) scenario.Rate {
+	return scenario.Rate{Count: count, Per: per}
+}
