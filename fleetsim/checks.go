@@ -34,12 +34,21 @@ type issue struct {
 	at      time.Duration
 }
 
+// issuedID is one ID issued, kept to find duplicates at the end: sorting
+// the IDs once costs less than a map lookup per ID.
+type issuedID struct {
+	id ringflake.ID
+	issue
+}
+
 type checker struct {
 	sim    *Sim
-	ids    map[ringflake.ID]issue
+	ids    []issuedID
+	nids   int64
 	counts map[string]int64
 	vs     []Violation
-	faults []string // the events fired so far, for violations
+	faults  []string        // the events fired so far, for violations
+	faultAt []time.Duration // when each fired
 
 	// maxIssued is, per node id, the greatest tick issued by holdings of
 	// the server's current era: the stored mark must not fall below it.
@@ -50,7 +59,9 @@ type checker struct {
 
 func (c *checker) init(s *Sim) {
 	c.sim = s
-	c.ids = make(map[ringflake.ID]issue, 1024)
+	if r := s.sc.Fleet.Load; r.Count > 0 {
+		c.ids = make([]issuedID, 0, int64(s.sc.Fleet.Nodes)*min(int64(float64(s.sc.Duration)/float64(r.Per)*float64(r.Count)), MaxCallsPerNode))
+	}
 	c.counts = map[string]int64{}
 	c.maxIssued = map[int64]int64{}
 	c.lastOK = make([]time.Duration, s.sc.Fleet.Nodes)
@@ -61,21 +72,40 @@ func (c *checker) init(s *Sim) {
 
 func (c *checker) fault(e Event, at time.Duration) {
 	c.faults = append(c.faults, fmt.Sprintf("%v: %s", at, e))
+	c.faultAt = append(c.faultAt, at)
 }
 
 func (c *checker) newEra() { clear(c.maxIssued) }
 
 func (c *checker) violate(kind, format string, args ...any) {
+	c.violateAt(kind, -1, format, args...)
+}
+
+// violateAt records a violation seen at true time at; -1 means now, when
+// the recent trace leads to it. A violation found at the end (at >= 0)
+// names the faults before at, without the trace.
+func (c *checker) violateAt(kind string, at time.Duration, format string, args ...any) {
 	c.counts[kind]++
 	c.counts["violations"]++
 	if len(c.vs) >= maxViolationsKept {
 		return
 	}
-	v := Violation{Kind: kind, At: c.sim.w.now, What: fmt.Sprintf(format, args...), Faults: lastN(c.faults, 12)}
-	for _, l := range c.sim.recent() {
-		v.Trace = append(v.Trace, fmt.Sprintf("%v %s: %s", l.at, l.who, l.text))
+	v := Violation{Kind: kind, At: at, What: fmt.Sprintf(format, args...)}
+	if at < 0 {
+		v.At, v.Faults = c.sim.w.now, lastN(c.faults, 12)
+		for _, l := range c.sim.recent() {
+			v.Trace = append(v.Trace, fmt.Sprintf("%v %s: %s", l.at, l.who, l.text))
+		}
+		v.Trace = lastN(v.Trace, 16)
+	} else {
+		var before []string
+		for i, t := range c.faultAt {
+			if t <= at {
+				before = append(before, c.faults[i])
+			}
+		}
+		v.Faults = lastN(before, 12)
 	}
-	v.Trace = lastN(v.Trace, 16)
 	c.vs = append(c.vs, v)
 }
 
@@ -96,14 +126,9 @@ func (c *checker) describe(i issue) string {
 func (c *checker) issued(inc *incarnation, h *holding, id ringflake.ID, start time.Duration, floor, prev ringflake.ID) {
 	s := c.sim
 	now := s.w.now
-	c.counts["ids"]++
+	c.nids++
 	c.lastOK[inc.node.n] = now
-	me := issue{holding: h.index, at: now}
-	if old, dup := c.ids[id]; dup {
-		c.violate("duplicates", "ID %d issued twice: by %s and by %s", id, c.describe(old), c.describe(me))
-	} else {
-		c.ids[id] = me
-	}
+	c.ids = append(c.ids, issuedID{id: id, issue: issue{holding: h.index, at: now}})
 	// The ID is the hash's: what was issued decides the trace.
 	s.buf = append(s.buf[:0], byte(h.index), byte(h.index>>8))
 	s.buf = binary.AppendVarint(s.buf, int64(id))
@@ -183,6 +208,19 @@ func (c *checker) markWrite(id int64, r nodeRecord, token string, m ringflake.Ma
 // and liveness.
 func (c *checker) finish() {
 	s := c.sim
+	c.counts["ids"] = c.nids
+	// Duplicates: the IDs in order; each one equal to the one before was
+	// issued twice.
+	slices.SortStableFunc(c.ids, func(a, b issuedID) int { return cmp.Compare(a.id, b.id) })
+	for i := 1; i < len(c.ids); i++ {
+		if a, b := c.ids[i-1], c.ids[i]; a.id == b.id {
+			first, second := a.issue, b.issue
+			if second.at < first.at {
+				first, second = second, first
+			}
+			c.violateAt("duplicates", second.at, "ID %d issued twice: by %s and by %s", a.id, c.describe(first), c.describe(second))
+		}
+	}
 	byID := map[int64][]*holding{}
 	var ids []int64
 	for _, h := range s.holdings {

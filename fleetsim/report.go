@@ -45,6 +45,7 @@ func (s *Sim) report() *Report {
 	for k, v := range s.counts {
 		r.Counts[k] = v
 	}
+	r.Counts["calls"] = s.calls
 	for k, v := range s.check.counts {
 		r.Counts[k] = v
 	}

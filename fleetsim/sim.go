@@ -48,6 +48,7 @@ type Sim struct {
 	slowDelay                       time.Duration
 
 	check  checker
+	calls  int64
 	counts map[string]int64
 	hash   hash.Hash
 	buf    []byte
@@ -245,7 +246,7 @@ func (s *Sim) call(inc *incarnation) {
 	if inc.dead {
 		return // the call never returned to the service
 	}
-	s.count("calls")
+	s.calls++
 	if err != nil {
 		s.countErr(err)
 		return

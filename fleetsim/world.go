@@ -1,7 +1,6 @@
 package fleetsim
 
 import (
-	"container/heap"
 	"time"
 
 	"github.com/ringflake/ringflake/internal/simhook"
@@ -25,22 +24,54 @@ type event struct {
 	fn  func()
 }
 
+// eventHeap is a min-heap of events by (at, seq), typed so that pushing
+// and popping allocate nothing.
 type eventHeap []event
 
-func (h eventHeap) Len() int { return len(h) }
-func (h eventHeap) Less(i, j int) bool {
+func (h eventHeap) less(i, j int) bool {
 	if h[i].at != h[j].at {
 		return h[i].at < h[j].at
 	}
 	return h[i].seq < h[j].seq
 }
-func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
-func (h *eventHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+func (h *eventHeap) push(e event) {
+	*h = append(*h, e)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !q.less(i, p) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+}
+
+func (h *eventHeap) pop() event {
+	q := *h
+	top := q[0]
+	n := len(q) - 1
+	q[0] = q[n]
+	q[n] = event{}
+	q = q[:n]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && q.less(r, l) {
+			m = r
+		}
+		if !q.less(m, i) {
+			break
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
+	*h = q
+	return top
 }
 
 type world struct {
@@ -75,7 +106,7 @@ func (w *world) at(t time.Duration, fn func()) {
 		t = w.now
 	}
 	w.seq++
-	heap.Push(&w.queue, event{at: t, seq: w.seq, fn: fn})
+	w.queue.push(event{at: t, seq: w.seq, fn: fn})
 }
 
 // nextAt returns the time of the earliest event, and false when none.
@@ -89,7 +120,7 @@ func (w *world) nextAt() (time.Duration, bool) {
 // loop runs the events due up to end, in order.
 func (w *world) loop(end time.Duration) {
 	for len(w.queue) > 0 && w.queue[0].at <= end {
-		ev := heap.Pop(&w.queue).(event)
+		ev := w.queue.pop()
 		w.now = ev.at
 		ev.fn()
 	}
