@@ -42,11 +42,11 @@ type issuedID struct {
 }
 
 type checker struct {
-	sim    *Sim
-	ids    []issuedID
-	nids   int64
-	counts map[string]int64
-	vs     []Violation
+	sim     *Sim
+	ids     []issuedID
+	nids    int64
+	counts  map[string]int64
+	vs      []Violation
 	faults  []string        // the events fired so far, for violations
 	faultAt []time.Duration // when each fired
 
