@@ -102,9 +102,9 @@ func TestServerFailover(t *testing.T) {
 		t.Run(tc.kind, func(t *testing.T) {
 			sim, srv := testServer(t, tc.kind)
 			srv.acquire("a", 2*time.Second)
-			sim.advance(4 * time.Second) // the quiet period of the first start is over
+			sim.advance(4 * time.Second)         // the quiet period of the first start is over
 			b := srv.acquire("b", 2*time.Second) // a's lease expired: b takes its id
-			sim.advance(100 * time.Millisecond) // within the replica's lag
+			sim.advance(100 * time.Millisecond)  // within the replica's lag
 			srv.failover()
 			r := srv.acquire("c", 2*time.Second)
 			if tc.losesWrites {
