@@ -34,6 +34,9 @@ func (s *Sim) apply(e Event) {
 		case Failover:
 			s.srv.failover()
 			return
+		case ServerRestart:
+			s.srv.run++
+			return
 		case Down:
 			s.downUntil = max(s.downUntil, now+e.D)
 			return

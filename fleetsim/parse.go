@@ -231,11 +231,14 @@ func (p *parser) event(field string, r rawEv) Event {
 	if r.Crash {
 		kinds = append(kinds, Crash)
 	}
-	if r.Restart != "" {
-		if r.Restart != "clean" {
-			p.bad(field+".restart", "%q: want clean (a crash is crash: true)", r.Restart)
-		}
+	switch r.Restart {
+	case "":
+	case "clean", "true":
 		kinds = append(kinds, Restart)
+	case "crash":
+		kinds = append(kinds, Crash)
+	default:
+		p.bad(field+".restart", "%q: want clean or crash", r.Restart)
 	}
 	if r.For != "" {
 		e.D = p.dur(field+".for", r.For)
@@ -248,9 +251,9 @@ func (p *parser) event(field string, r rawEv) Event {
 		}
 		e.Server, e.Kind = true, Kind(r.Server)
 		switch e.Kind {
-		case LoseData, Failover, Down, Slow, DropReplies:
+		case LoseData, Failover, Down, Slow, DropReplies, ServerRestart:
 		default:
-			p.bad(field+".server", "%q: want lose-data, failover, down, slow, drop-replies or clock", r.Server)
+			p.bad(field+".server", "%q: want lose-data, restart, failover, down, slow, drop-replies or clock", r.Server)
 		}
 		return e
 	case r.Partition != nil:
@@ -423,7 +426,7 @@ func (e Event) String() string {
 		if e.From != "" {
 			fmt.Fprintf(&b, ", from: %s", e.From)
 		}
-	case e.Server && (e.Kind == LoseData || e.Kind == Failover):
+	case e.Server && (e.Kind == LoseData || e.Kind == Failover || e.Kind == ServerRestart):
 		fmt.Fprintf(&b, ", server: %s", e.Kind)
 	case e.Server && (e.Kind == Down || e.Kind == DropReplies):
 		fmt.Fprintf(&b, ", server: %s, for: %v", e.Kind, e.D)

@@ -155,19 +155,22 @@ type Kind string
 // the server: LoseData, Failover, Down, Slow, DropReplies. Partition cuts
 // nodes off.
 const (
-	Step        Kind = "step"         // the clock moves by D
-	Freeze      Kind = "freeze"       // the clock stands still for D
-	Drift       Kind = "drift"        // the clock runs at 1+Rate times true time
-	Jitter      Kind = "jitter"       // readings get noise within ±D
-	Pause       Kind = "pause"        // the host stops for D (a VM pause): clock and process
-	Crash       Kind = "crash"        // the process dies and restarts after restart_after
-	Restart     Kind = "restart"      // the process closes cleanly and restarts
-	LoseData    Kind = "lose-data"    // the server restarts empty
-	Failover    Kind = "failover"     // a lagging replica takes over
-	Down        Kind = "down"         // the server refuses requests for D
-	Slow        Kind = "slow"         // requests sent during D arrive Delay late
-	DropReplies Kind = "drop-replies" // replies of requests applied during D are lost
-	Partition   Kind = "partition"    // Nodes are cut off for D (from the server, the other nodes, or both)
+	Step     Kind = "step"      // the clock moves by D
+	Freeze   Kind = "freeze"    // the clock stands still for D
+	Drift    Kind = "drift"     // the clock runs at 1+Rate times true time
+	Jitter   Kind = "jitter"    // readings get noise within ±D
+	Pause    Kind = "pause"     // the host stops for D (a VM pause): clock and process
+	Crash    Kind = "crash"     // the process dies and restarts after restart_after
+	Restart  Kind = "restart"   // the process closes cleanly and restarts
+	LoseData Kind = "lose-data" // the server restarts empty
+	// ServerRestart restarts the server process with its data (it
+	// persists): a new process, which Redis and PostgreSQL leases notice.
+	ServerRestart Kind = "restart"
+	Failover      Kind = "failover"     // a lagging replica takes over
+	Down          Kind = "down"         // the server refuses requests for D
+	Slow          Kind = "slow"         // requests sent during D arrive Delay late
+	DropReplies   Kind = "drop-replies" // replies of requests applied during D are lost
+	Partition     Kind = "partition"    // Nodes are cut off for D (from the server, the other nodes, or both)
 )
 
 // Event is one timed event, at true time At after the start.
