@@ -22,20 +22,20 @@ type node struct {
 	cutServer   time.Duration // partitioned from the server until then
 	cutNodes    time.Duration // partitioned from the other nodes until then
 
-	inc   *incarnation // the process running now; nil while down
-	incs  int          // processes started
-	calls time.Duration
+	inc  *incarnation // the process running now; nil while down
+	incs int          // processes started
 }
 
 // An incarnation is one run of a node's service process.
 type incarnation struct {
-	node   *node
-	n      int // its number on the node, from 0
-	dead   bool
-	ctx    context.Context
-	cancel context.CancelFunc
-	procs  []*proc
-	main   *proc
+	node    *node
+	n       int // its number on the node, from 0
+	dead    bool
+	unwound bool // die ran: its procs ran to their end
+	ctx     context.Context
+	cancel  context.CancelFunc
+	procs   []*proc
+	main    *proc
 
 	hold  *holding // the lease held now, or nil
 	gen   *ringflake.Generator
@@ -50,16 +50,15 @@ type incarnation struct {
 
 // A holding is one lease a process took: what the checks attribute IDs to.
 type holding struct {
-	index  int // in Sim.holdings
-	inc    *incarnation
-	id     int64 // the node id
-	token  string
-	epoch  uint64
-	era    int
-	drv    *lease.Driver
-	seq    uint64 // the save counter
-	saving bool   // Close's exact save is under way
-	lost   bool
+	index int // in Sim.holdings
+	inc   *incarnation
+	id    int64 // the node id
+	token string
+	epoch uint64
+	era   int
+	drv   *lease.Driver
+	seq   uint64 // the save counter
+	lost  bool
 
 	first, last time.Duration // true times of its first and last ID
 	issued      int64
@@ -71,6 +70,7 @@ func (n *node) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	inc := &incarnation{node: n, n: n.incs - 1, ctx: ctx, cancel: cancel, floor: -1, seen: -1}
 	n.inc = inc
+	n.sim.incs = append(n.sim.incs, inc)
 	n.sim.trace(n.name(), "process %d starts", inc.n)
 	inc.main = n.sim.w.spawn(inc, inc.run)
 }
@@ -100,7 +100,10 @@ func (n *node) crash(restart bool) {
 // die ends the process and unwinds its procs: every wait of a dead
 // process returns at once.
 func (inc *incarnation) die() {
-	inc.dead = true
+	if inc.dead && inc.unwound {
+		return
+	}
+	inc.dead, inc.unwound = true, true
 	inc.cancel()
 	if h := inc.hold; h != nil {
 		h.lost = true
@@ -148,9 +151,8 @@ func (inc *incarnation) run() {
 	}
 	if inc.stop && !inc.dead {
 		inc.node.sim.trace(inc.node.name(), "process %d exits cleanly", inc.n)
-		inc.dead = true
-		inc.cancel()
 		inc.node.inc = nil
+		w.at(w.now, inc.die) // its renewals stop
 		inc.node.sim.w.at(w.now+inc.node.sim.sc.Fleet.restartAfter(), func() {
 			if inc.node.inc == nil {
 				inc.node.start()
@@ -203,12 +205,10 @@ func (inc *incarnation) step() {
 		inc.inbox = inc.inbox[1:]
 		sim.observe(inc, x)
 	case inc.nextAt <= w.now:
-		due := inc.nextAt
 		inc.nextAt = sim.nextCall(inc.node, inc.nextAt)
 		if inc.nextAt < 0 {
 			inc.nextAt = 1<<63 - 1
 		}
-		_ = due
 		sim.call(inc)
 	default:
 		// Nothing to do before nextAt: when no event comes first, move

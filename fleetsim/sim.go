@@ -42,6 +42,7 @@ type Sim struct {
 	srv      *server
 	nodes    []*node
 	holdings []*holding
+	incs     []*incarnation // every process started
 	tokens   int
 
 	downUntil, slowUntil, dropUntil time.Duration
@@ -159,13 +160,19 @@ type options struct {
 func WithTrace(w io.Writer) Option { return func(o *options) { o.trace = w } }
 
 func run(ctx context.Context, sc *Scenario, o options) (*Report, error) {
+	_, r, err := runSim(ctx, sc, o)
+	return r, err
+}
+
+// runSim is run, returning the simulation too, for tests.
+func runSim(ctx context.Context, sc *Scenario, o options) (*Sim, *Report, error) {
 	s, err := newSim(sc, o.faults)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s.out = o.trace
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s.schedule()
 	for _, n := range s.nodes {
@@ -186,31 +193,18 @@ func run(ctx context.Context, sc *Scenario, o options) (*Report, error) {
 	}
 	s.w.at(0, tick)
 	s.w.loop(s.end)
-	if stop {
-		return nil, ctx.Err()
-	}
 	s.shutdown()
-	return s.report(), nil
+	if stop {
+		return nil, nil, ctx.Err()
+	}
+	return s, s.report(), nil
 }
 
-// shutdown ends every process (no call starts after the end), so that no
-// goroutine is left behind.
+// shutdown ends every process (no call starts after the end) and unwinds
+// every proc, so that no goroutine is left behind.
 func (s *Sim) shutdown() {
-	for _, n := range s.nodes {
-		if n.inc != nil {
-			n.inc.die()
-		}
-	}
-	for _, n := range s.nodes {
-		_ = n
-	}
-	// Procs of earlier processes that wait on something that never
-	// comes (a reply lost) were unwound by their crash; those still
-	// asleep in the queue are dropped with it.
-	for _, h := range s.holdings {
-		if p := h.inc; !p.dead {
-			p.die()
-		}
+	for _, inc := range s.incs {
+		inc.die()
 	}
 }
 

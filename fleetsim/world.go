@@ -202,8 +202,13 @@ func (w *world) wakeWaiter() bool {
 
 // block hands the turn back until someone runs p again. It must be called
 // by p itself, holding the turn.
+// A proc of a dead process never blocks: it runs on to its end, as
+// every wait of a dead process returns at once.
 func (p *proc) block() {
 	p.token++
+	if p.owner != nil && p.owner.dead {
+		return
+	}
 	p.w.yield <- struct{}{}
 	<-p.resume
 }
