@@ -162,10 +162,11 @@ func (e *engine) checkID(b before, id ringflake.ID) {
 	}
 	if e.known {
 		clock := max(b.allowed, e.clockTick())
-		if b.observing {
+		if e.observing {
 			// An observed ID lets the generator lead its clock up to
-			// it, and past it by a tick when it is the last of its tick.
-			clock = max(clock, e.layout.Tick(b.observed.Time(e.layout))+1)
+			// it, and past it by a tick when it is the last of its tick
+			// — calls under way when it was observed too.
+			clock = max(clock, e.layout.Tick(e.observed.Time(e.layout))+1)
 		}
 		lead := time.Duration(tick-clock-e.slack) * e.unit
 		if lead > p.MaxLead && !(p.Reuses && tick <= e.newest) {
