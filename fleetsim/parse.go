@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,6 +69,9 @@ type rawFleet struct {
 	Load         rawRate   `yaml:"load"`
 	Messages     rawMsgs   `yaml:"messages"`
 	RestartAfter string    `yaml:"restart_after"`
+	// Clocks maps a node to a single-node scenario file, such as one
+	// `ringflake record` wrote: the node's clock follows its events.
+	Clocks map[int]string `yaml:"clocks"`
 }
 
 type rawServer struct {
@@ -155,6 +159,14 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	for i, r := range raw.Events {
 		s.Events = append(s.Events, p.event(fmt.Sprintf("events[%d]", i), r))
 	}
+	nodes := make([]int, 0, len(f.Clocks))
+	for n := range f.Clocks {
+		nodes = append(nodes, n)
+	}
+	slices.Sort(nodes)
+	for _, n := range nodes {
+		s.Events = append(s.Events, p.clock(file, n, f.Clocks[n])...)
+	}
 	if p.err != nil {
 		return nil, p.err
 	}
@@ -202,6 +214,39 @@ func (p *parser) rate(field, v string) scenario.Rate {
 		p.bad(field, "%q is not a rate such as 2/ms or 500/s", v)
 	}
 	return r
+}
+
+// clock returns the clock events of the single-node scenario at path
+// (relative to the fleet file's directory) as events of node n: its
+// steps, freezes, drifts and jitters, and its pauses as freezes.
+func (p *parser) clock(file string, n int, path string) []Event {
+	field := fmt.Sprintf("fleet.clocks.%d", n)
+	if !filepath.IsAbs(path) && file != "" {
+		path = filepath.Join(filepath.Dir(file), path)
+	}
+	rec, err := scenario.ReadFile(path)
+	if err != nil {
+		p.bad(field, "%v", err)
+		return nil
+	}
+	var out []Event
+	for _, e := range rec.Events {
+		ev := Event{At: e.At, Node: n, D: e.D, Rate: e.Rate, Seed: e.Seed}
+		switch e.Kind {
+		case scenario.Step:
+			ev.Kind = Step
+		case scenario.Freeze, scenario.Pause:
+			ev.Kind = Freeze
+		case scenario.Drift:
+			ev.Kind = Drift
+		case scenario.Jitter:
+			ev.Kind = Jitter
+		default:
+			continue // restarts and observations are not the clock's
+		}
+		out = append(out, ev)
+	}
+	return out
 }
 
 func (p *parser) event(field string, r rawEv) Event {

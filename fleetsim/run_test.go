@@ -3,6 +3,7 @@ package fleetsim
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -25,4 +26,21 @@ func TestIssueScenario(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, r.String(), r2.String())
 	require.True(t, r.OK(), "%s", r)
+}
+
+// A node's clock follows a recording: its events become the node's.
+func TestClockFollowsARecording(t *testing.T) {
+	s, err := ReadFile("testdata/follows-recording.yaml")
+	require.NoError(t, err)
+	require.Len(t, s.Events, 3)
+	for _, e := range s.Events {
+		require.Equal(t, 1, e.Node)
+	}
+	require.Equal(t, Step, s.Events[0].Kind)
+	require.Equal(t, -150*time.Millisecond, s.Events[0].D)
+	r, err := Run(context.Background(), s)
+	require.NoError(t, err)
+	require.True(t, r.OK(), "%s", r)
+	_, err = Parse("x.yaml", []byte("start: 2026-11-27T12:00:00Z\nduration: 1s\nfleet: {nodes: 1, server: {kind: redis}, strategy: error, clocks: {0: missing.yaml}}\n"))
+	require.ErrorIs(t, err, ErrInvalid)
 }
