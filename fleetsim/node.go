@@ -42,6 +42,7 @@ type incarnation struct {
 	floor ringflake.ID // the greatest ID Observe accepted; -1: none
 	seen  ringflake.ID // the newest ID this process issued or observed
 
+	waited waits // what the call under way waited for
 	inbox  []ringflake.ID
 	idle   *wake // set while main waits for the next call or message
 	stop   bool  // a clean restart asked main to close down
@@ -68,7 +69,8 @@ type holding struct {
 func (n *node) start() {
 	n.incs++
 	ctx, cancel := context.WithCancel(context.Background())
-	inc := &incarnation{node: n, n: n.incs - 1, ctx: ctx, cancel: cancel, floor: -1, seen: -1}
+	inc := &incarnation{node: n, n: n.incs - 1, cancel: cancel, floor: -1, seen: -1}
+	inc.ctx = withWaits(ctx, &inc.waited)
 	n.inc = inc
 	n.sim.incs = append(n.sim.incs, inc)
 	n.sim.trace(n.name(), "process %d starts", inc.n)

@@ -327,7 +327,7 @@ func (p *parser) event(field string, r rawEv) Event {
 }
 
 var expectFields = []string{"duplicates", "causal_violations", "order_violations", "overlaps", "mark_regressions",
-	"lead_violations", "liveness_violations", "violations", "ids", "calls", "errors", "errors.lease_not_held",
+	"lead_violations", "stall_violations", "liveness_violations", "violations", "ids", "calls", "errors", "errors.lease_not_held",
 	"errors.mark_not_saved", "errors.rollback", "errors.closed", "errors.other", "leases", "lease.lost", "lease.retaken",
 	"lease.renewed", "lease.renew_failed", "messages", "messages_lost", "observes", "observes_refused", "requests_lost", "replies_lost"}
 

@@ -50,7 +50,7 @@ func (s *Sim) report() *Report {
 		r.Counts[k] = v
 	}
 	for _, f := range []string{"duplicates", "causal_violations", "order_violations", "overlaps", "mark_regressions",
-		"lead_violations", "liveness_violations", "violations", "ids"} {
+		"lead_violations", "stall_violations", "liveness_violations", "violations", "ids"} {
 		r.Counts[f] += 0
 	}
 	var errs int64

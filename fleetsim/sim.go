@@ -236,11 +236,16 @@ func (s *Sim) call(inc *incarnation) {
 	floor := inc.floor
 	h := inc.hold
 	prevNewest := h.newest
+	inc.waited.reset()
 	id, err := inc.gen.NextContext(inc.ctx)
 	if inc.dead {
 		return // the call never returned to the service
 	}
 	s.calls++
+	if w := inc.waited.strategy(); w > s.promise.MaxStall+s.layout.Spec().Unit {
+		s.check.violate("stall_violations", "node %d: a call that started at %v slept %v for its strategy, which promises at most %v",
+			inc.node.n, start, w, s.promise.MaxStall)
+	}
 	if err != nil {
 		s.countErr(err)
 		return
