@@ -30,6 +30,10 @@ type Report struct {
 	// lease change and ID in order. Two runs of one scenario give the
 	// same hash.
 	TraceHash string
+	// Lanes are the samples a plot draws, with WithLanes.
+	Lanes []Lane `json:",omitempty"`
+
+	events []Event
 }
 
 // Count returns the count named name (0 when none).
@@ -62,6 +66,7 @@ func (s *Sim) report() *Report {
 	r.Counts["errors"] = errs
 	r.Counts["leases"] += 0
 	r.Violations = s.check.vs
+	r.Lanes, r.events = s.lanes, s.sc.Events
 	r.TraceHash = hex.EncodeToString(s.hash.Sum(nil))
 	for _, x := range s.sc.Expect {
 		got := r.Counts[x.Field]

@@ -2,6 +2,7 @@ package fleetsim
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,4 +44,21 @@ func TestClockFollowsARecording(t *testing.T) {
 	require.True(t, r.OK(), "%s", r)
 	_, err = Parse("x.yaml", []byte("start: 2026-11-27T12:00:00Z\nduration: 1s\nfleet: {nodes: 1, server: {kind: redis}, strategy: error, clocks: {0: missing.yaml}}\n"))
 	require.ErrorIs(t, err, ErrInvalid)
+}
+
+// Sampling lanes for a plot changes nothing the run does: the same trace
+// hash; the plot has a lane per node.
+func TestLanes(t *testing.T) {
+	s, err := ReadFile("testdata/issue.yaml")
+	require.NoError(t, err)
+	plain, err := Run(context.Background(), s)
+	require.NoError(t, err)
+	r, err := Run(context.Background(), s, WithLanes())
+	require.NoError(t, err)
+	require.Equal(t, plain.TraceHash, r.TraceHash)
+	require.Len(t, r.Lanes, 3)
+	var b strings.Builder
+	require.NoError(t, r.Plot(&b))
+	require.Equal(t, 3, strings.Count(b.String(), ">node "))
+	require.Error(t, plain.Plot(&b), "no lanes without WithLanes")
 }

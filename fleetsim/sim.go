@@ -48,6 +48,7 @@ type Sim struct {
 	downUntil, slowUntil, dropUntil time.Duration
 	slowDelay                       time.Duration
 
+	lanes  []Lane // sampled for plots, with WithLanes
 	check  checker
 	calls  int64
 	counts map[string]int64
@@ -153,7 +154,12 @@ type Option func(*options)
 type options struct {
 	faults faults
 	trace  io.Writer
+	lanes  bool
 }
+
+// WithLanes makes [Run] sample every node's clock and newest ID, for
+// [Report.Plot].
+func WithLanes() Option { return func(o *options) { o.lanes = true } }
 
 // WithTrace makes [Run] write every line of the run's trace to w: the
 // events, requests, lease changes and process starts, with true times.
@@ -171,6 +177,13 @@ func runSim(ctx context.Context, sc *Scenario, o options) (*Sim, *Report, error)
 		return nil, nil, err
 	}
 	s.out = o.trace
+	if o.lanes {
+		s.lanes = make([]Lane, len(s.nodes))
+		for i := range s.lanes {
+			s.lanes[i].Node = i
+		}
+		s.sample()
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 
 	"github.com/ringflake/ringflake/fleetsim"
 )
@@ -82,11 +83,34 @@ func fleetWith(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 var errFleetViolation = errors.New("fleet violation")
 
+// writeFleetPlot draws r's lanes (see replayFleets for where).
+func writeFleetPlot(plot, file string, files int, r *fleetsim.Report) error {
+	path := plot
+	if filepath.Ext(plot) != ".svg" || files > 1 {
+		if err := os.MkdirAll(plot, 0o755); err != nil {
+			return err
+		}
+		path = filepath.Join(plot, strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))+".svg")
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := r.Plot(out); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
 // replayFleets replays the fleet scenarios among files (package fleetsim)
 // and returns the others, for the single-node replay, and an error
 // matching errReplayFailed when a fleet scenario could not be run, broke
 // a property or missed an expectation.
-func replayFleets(ctx context.Context, files []string, asJSON bool, stdout, stderr io.Writer) ([]string, error) {
+//
+// With plot, each fleet's per-node lanes are drawn as SVG: to plot itself
+// when it ends in .svg and files holds one file, else to plot/NAME.svg.
+func replayFleets(ctx context.Context, files []string, asJSON bool, plot string, stdout, stderr io.Writer) ([]string, error) {
 	var rest []string
 	failed, broken, total := 0, 0, 0
 	var reports []*fleetsim.Report
@@ -100,7 +124,14 @@ func replayFleets(ctx context.Context, files []string, asJSON bool, stdout, stde
 		s, err := fleetsim.Parse(f, data)
 		if err == nil {
 			var r *fleetsim.Report
-			if r, err = fleetsim.Run(ctx, s); err == nil {
+			var opts []fleetsim.Option
+			if plot != "" {
+				opts = append(opts, fleetsim.WithLanes())
+			}
+			if r, err = fleetsim.Run(ctx, s, opts...); err == nil && plot != "" {
+				err = writeFleetPlot(plot, f, len(files), r)
+			}
+			if err == nil {
 				reports = append(reports, r)
 				if !r.OK() {
 					failed++

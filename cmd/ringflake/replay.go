@@ -143,7 +143,7 @@ func replayWith(ctx context.Context, args []string, stdout, stderr io.Writer, pr
 	case *format != "table" && *format != "json":
 		return badValuef("-format %q: want table or json", *format)
 	}
-	files, fleetErr := replayFleets(ctx, files, *format == "json", stdout, stderr)
+	files, fleetErr := replayFleets(ctx, files, *format == "json", *plot, stdout, stderr)
 	if len(files) == 0 || errors.Is(fleetErr, context.Canceled) {
 		return fleetErr
 	}
