@@ -192,7 +192,8 @@ func New(node int64, opts ...Option) (*Generator, error) {
 	g.floor.Store(-1)
 	g.observedLead.Store(-1)
 	g.src.init(cfg.clock, now, l.epoch, l.unit, &g.stats, &g.newest)
-	g.waits.start = g.src.start
+	g.waits.init(g.src.start)
+	g.src.onStep = g.waits.wakeStep
 	// The node first, so that a second generator on it is refused before
 	// it touches the mark store; then the mark.
 	if err := g.claimNode(); err != nil {
