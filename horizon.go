@@ -159,7 +159,7 @@ func (g *Generator) saveMark(tick int64) (<-chan struct{}, error) {
 // (observe.go) — then the clock, so that a restart treats that lead as a
 // reservation to wait out or borrow across, not as a rollback.
 func (g *Generator) since(now, newest int64) int64 {
-	if now < g.floor.Load() {
+	if now < g.observedLead.Load() {
 		return now
 	}
 	return max(now, newest)
