@@ -181,6 +181,7 @@ func (inc *incarnation) serve() bool {
 		return false
 	}
 	inc.gen = gen
+	inc.floor = -1 // Observe's promise is the generator's: a new one observed nothing
 	sim.trace(inc.node.name(), "generator starts on id %d", h.id)
 	for !inc.dead && !inc.stop && !h.lost {
 		inc.step()
