@@ -17,16 +17,19 @@ import (
 	"github.com/ringflake/ringflake/scenario"
 )
 
-// IsFleet reports whether data is a fleet scenario: a YAML mapping with a
-// top-level fleet key. `ringflake replay` uses it to pick the engine.
+// IsFleet reports whether data is a fleet scenario: a file with a line
+// that starts with the top-level key "fleet:". It reads no YAML, so a
+// hostile file costs it one pass over the bytes. `ringflake replay` uses
+// it to pick the engine.
 func IsFleet(data []byte) bool {
-	var doc yaml.Node
-	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return false
-	}
-	m := doc.Content[0]
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == "fleet" {
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if bytes.HasPrefix(line, []byte("fleet:")) {
 			return true
 		}
 	}

@@ -62,3 +62,8 @@ func TestLanes(t *testing.T) {
 	require.Equal(t, 3, strings.Count(b.String(), ">node "))
 	require.Error(t, plain.Plot(&b), "no lanes without WithLanes")
 }
+
+func TestIsFleet(t *testing.T) {
+	require.True(t, IsFleet([]byte("start: 2026-11-27T12:00:00Z\nfleet:\n  nodes: 2\n")))
+	require.False(t, IsFleet([]byte("start: 2026-11-27T12:00:00Z\nload: {rate: 1/ms}\n# fleet: not a key\n  fleet: nested\n")))
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ringflake/ringflake/fleetsim"
+	"github.com/ringflake/ringflake/scenario"
 )
 
 // fleet searches random fleets for a violation: ringflake fleet -seeds N.
@@ -83,6 +84,21 @@ func fleetWith(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 var errFleetViolation = errors.New("fleet violation")
 
+// readAtMost reads the file at path, failing when it holds more than n
+// bytes (or is a stream that does not end).
+func readAtMost(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, n+1))
+	if err == nil && int64(len(data)) > n {
+		err = fmt.Errorf("%s: more than %d bytes", path, n)
+	}
+	return data, err
+}
+
 // writeFleetPlot draws r's lanes (see replayFleets for where).
 func writeFleetPlot(plot, file string, files int, r *fleetsim.Report) error {
 	path := plot
@@ -115,9 +131,9 @@ func replayFleets(ctx context.Context, files []string, asJSON bool, plot string,
 	failed, broken, total := 0, 0, 0
 	var reports []*fleetsim.Report
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := readAtMost(f, scenario.MaxFileSize)
 		if err != nil || !fleetsim.IsFleet(data) {
-			rest = append(rest, f)
+			rest = append(rest, f) // the single-node replay reports what is wrong with it
 			continue
 		}
 		total++
