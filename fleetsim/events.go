@@ -94,9 +94,14 @@ func (s *Sim) clockEvent(h *hostClock, e Event) {
 }
 
 // faultsEnd returns when the last fault is over, in true time: the
-// liveness check starts counting from it.
+// liveness check starts counting from it. A clock that was set back (a
+// step back, a freeze, a paused host's clock that stood still) takes as
+// long again to come back to the IDs its generator issued: those lags add
+// up, per node, after the node's last fault.
 func faultsEnd(sc *Scenario) time.Duration {
 	var end time.Duration
+	lag := map[int]time.Duration{}
+	last := map[int]time.Duration{}
 	for _, e := range sc.Events {
 		t := e.At
 		switch e.Kind {
@@ -104,16 +109,25 @@ func faultsEnd(sc *Scenario) time.Duration {
 			t += e.D + e.Delay
 		case Crash, Restart:
 			t += sc.Fleet.restartAfter()
-		case Step:
-			if e.D < 0 {
-				t -= e.D // the clock needs that long to come back to where it was
-			}
 		case Drift, Jitter:
 			if e.Rate != 0 || e.D != 0 {
 				t = sc.Duration // it lasts
 			}
 		}
 		end = max(end, t)
+		if e.Server || e.Kind == Partition {
+			continue
+		}
+		last[e.Node] = max(last[e.Node], t)
+		switch {
+		case e.Kind == Freeze || e.Kind == Pause:
+			lag[e.Node] += e.D
+		case e.Kind == Step && e.D < 0:
+			lag[e.Node] -= e.D
+		}
+	}
+	for n, l := range lag {
+		end = max(end, last[n]+l)
 	}
 	return end
 }
