@@ -78,9 +78,13 @@ type Generator struct {
 
 	// floor is the tick below which no ID may be issued any more because
 	// of an ID Observe followed (observe.go), -1 without one: the
-	// observed ID's tick, raised to every tick the generator issues at
-	// while its clock reads behind it.
+	// greatest observed ID's tick.
 	floor atomic.Int64
+
+	// observedLead is the greatest tick an observed ID had when it was above the
+	// newest tick (-1 without one): while the clock reads behind it, calls
+	// issue at it and the tick after it, not further (observe.go).
+	observedLead atomic.Int64
 
 	serial serial     // serial mode while calls collide (serial.go)
 	line   line       // callers waiting for a tick, in order (line.go)
@@ -197,8 +201,10 @@ func New(node int64, opts ...Option) (*Generator, error) {
 	g.line.init(uint64(g.layout.MaxSequence()) + 1)
 	g.newest.Store(-1)
 	g.floor.Store(-1)
+	g.observedLead.Store(-1)
 	g.src.init(cfg.clock, now, l.epoch, l.unit, &g.stats, &g.newest)
-	g.waits.start = g.src.start
+	g.waits.init(g.src.start)
+	g.src.onStep = g.waits.wakeStep
 	// The node first, so that a second generator on it is refused before
 	// it touches the mark store; then the mark.
 	if err := g.claimNode(); err != nil {
@@ -373,7 +379,9 @@ func (g *Generator) Close(ctx context.Context) error {
 	}
 	// The exact mark: the newest tick issued — or, when this run issued
 	// nothing past the previous run's mark, that mark, whose reservation
-	// may hide IDs of that run.
+	// may hide IDs of that run. Since stays what this run knew of (its
+	// clock, its newest ID, the previous run's Since), never the
+	// reservation's end: a reservation stays a reservation.
 	newest := max(g.newest.Load(), sealed)
 	_, now := g.src.readTick()
 	mark := g.markOf(max(newest, g.mark.reserved), g.since(now, newest))

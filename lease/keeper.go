@@ -140,34 +140,19 @@ func (k *Keeper) loop(ctx context.Context, validUntil time.Time) {
 			if ctx.Err() != nil {
 				return
 			}
-			ev := Event{Node: k.node, Err: r.Err}
-			switch r.Kind {
-			case Lost:
-				k.end(r.Err)
-				ev.Kind, ev.At = Lost, k.clk.Now()
-				k.emit(ev)
+			var (
+				ended bool
+				ev    Event
+			)
+			validUntil, ev, ended = k.apply(r, validUntil, func(until, now time.Time) {
+				expired = false
+				k.expireT.Reset(until.Sub(now))
+				if r.NotBefore.After(now) {
+					k.holdT.Reset(r.NotBefore.Sub(now))
+				}
+			})
+			if ended {
 				return
-			case Renewed, Retaken:
-				ev.Kind = r.Kind
-				until := r.Sent.Add(r.TTL - k.cfg.Margin)
-				if now := k.clk.Now(); now.Before(until) && k.extend(r.NotBefore, until) {
-					// The id held our token without a break since
-					// we set it (or nobody took it in between): safe
-					// to hold again even after an expiry.
-					validUntil, expired = until, false
-					k.expireT.Reset(until.Sub(now))
-					if r.NotBefore.After(now) {
-						k.holdT.Reset(r.NotBefore.Sub(now))
-					}
-				}
-				ev.ValidUntil = validUntil
-				ev.Offset = r.Offset
-				if !r.Offset.IsZero() && k.cfg.MeasuresSkew() && r.Offset.Beyond(k.cfg.MaxSkew) {
-					k.emit(Event{Kind: ClockSkewed, Node: k.node, At: k.clk.Now(), ValidUntil: validUntil, Offset: r.Offset,
-						Err: &SkewError{Package: k.cfg.Package, Offset: r.Offset, Max: k.cfg.MaxSkew}})
-				}
-			default:
-				ev.Kind = RenewFailed
 			}
 			k.renewT.Reset(k.cfg.RenewEvery)
 			ev.At = k.clk.Now()
@@ -189,6 +174,44 @@ func (k *Keeper) loop(ctx context.Context, validUntil time.Time) {
 			}
 		}
 	}
+}
+
+// apply takes the result of one renewal, made while the lease was valid
+// until validUntil, and returns the new end of validity, the renewal's
+// event for the caller to emit (its At not set) and whether the lease
+// ended (Lost: apply emitted the event). It emits a ClockSkewed event
+// itself. extended, when not nil, runs when the validity was extended to
+// until, with the clock at now: the loop resets its timers there.
+func (k *Keeper) apply(r Renewal, validUntil time.Time, extended func(until, now time.Time)) (time.Time, Event, bool) {
+	ev := Event{Node: k.node, Err: r.Err}
+	switch r.Kind {
+	case Lost:
+		k.end(r.Err)
+		ev.Kind, ev.At = Lost, k.clk.Now()
+		k.emit(ev)
+		return validUntil, ev, true
+	case Renewed, Retaken:
+		ev.Kind = r.Kind
+		until := r.Sent.Add(r.TTL - k.cfg.Margin)
+		if now := k.clk.Now(); now.Before(until) && k.extend(r.NotBefore, until) {
+			// The id held our token without a break since we set it
+			// (or nobody took it in between): safe to hold again even
+			// after an expiry.
+			validUntil = until
+			if extended != nil {
+				extended(until, now)
+			}
+		}
+		ev.ValidUntil = validUntil
+		ev.Offset = r.Offset
+		if !r.Offset.IsZero() && k.cfg.MeasuresSkew() && r.Offset.Beyond(k.cfg.MaxSkew) {
+			k.emit(Event{Kind: ClockSkewed, Node: k.node, At: k.clk.Now(), ValidUntil: validUntil, Offset: r.Offset,
+				Err: &SkewError{Package: k.cfg.Package, Offset: r.Offset, Max: k.cfg.MaxSkew}})
+		}
+	default:
+		ev.Kind = RenewFailed
+	}
+	return validUntil, ev, false
 }
 
 func (k *Keeper) emit(ev Event) {
@@ -320,3 +343,54 @@ func (k *Keeper) stop(reason error) (first bool) {
 	})
 	return first
 }
+
+// A Driver is a [Keeper] without a goroutine or timers: its owner sends
+// the renewals, when it chooses, and hands their results to
+// [Driver.Apply], which does what Keep's renewal loop does with them. A
+// deterministic simulation (package fleetsim) drives a lease this way
+// from its event loop, so the Held, quiet periods and loss it checks are
+// the Keeper's own. It reports no Expired event (no timer fires).
+type Driver struct {
+	*Keeper
+	validUntil time.Time
+}
+
+// Drive returns a [Driver] keeping the lease of node, which certainly
+// holds the id from validFrom (the zero Time: from now) until validUntil
+// on c.Clock, as [Keep] would.
+func Drive(c Config, node int64, validFrom, validUntil time.Time) *Driver {
+	k := &Keeper{
+		cfg:     c,
+		clk:     c.Clock,
+		base:    c.Clock.Now(),
+		node:    node,
+		done:    make(chan struct{}),
+		changed: make(chan struct{}),
+		cancel:  func() {},
+		stopped: make(chan struct{}),
+	}
+	close(k.stopped)
+	k.from.Store(math.MinInt64)
+	if !validFrom.IsZero() {
+		k.from.Store(k.offset(validFrom))
+	}
+	k.until.Store(k.offset(validUntil))
+	return &Driver{Keeper: k, validUntil: validUntil}
+}
+
+// Apply takes the result of one renewal, as Keep's loop does: it extends
+// the lease's validity, ends it on Lost, and calls c.OnEvent with the
+// renewal's events. It reports whether the lease ended.
+func (d *Driver) Apply(r Renewal) (ended bool) {
+	var ev Event
+	d.validUntil, ev, ended = d.apply(r, d.validUntil, nil)
+	if !ended {
+		ev.At = d.clk.Now()
+		d.emit(ev)
+	}
+	return ended
+}
+
+// Stop ends the lease with reason, unless it ended before, and reports
+// whether this was the first stop.
+func (d *Driver) Stop(reason error) bool { return d.stop(reason) }

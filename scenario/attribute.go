@@ -128,6 +128,9 @@ func (e *engine) fire(steps time.Duration) {
 		switch ev.Kind {
 		case Restart:
 			continue
+		case Observe: // an instant
+			e.endAt(pos, ev.At)
+			continue
 		case Step:
 			if ev.D > 0 {
 				e.endAt(pos, ev.At)

@@ -46,6 +46,9 @@ type before struct {
 	alone    bool  // no other call under way
 	starts   int64 // calls started so far
 	event    int   // the position of the event under way (see attribution), or -1
+
+	observed  ringflake.ID // the greatest ID the run observed before the call, if observing
+	observing bool
 }
 
 // call makes one call to the generator as caller w and checks it. It
@@ -62,7 +65,7 @@ func (e *engine) call(w *worker) bool {
 	}
 	b := before{n: e.callN, mono: e.mono, wall: e.wall, stepped: e.stepped, allowed: e.clockTick(),
 		floor: e.maxID, anyID: e.anyID, run: e.runs, markTick: e.floor, catchUp: e.catchingUp(),
-		alone: e.busy == 1, starts: e.starts, event: event}
+		alone: e.busy == 1, starts: e.starts, event: event, observed: e.observed, observing: e.observing}
 
 	id, err := e.next1(w)
 
@@ -145,6 +148,9 @@ func (e *engine) checkID(b before, id ringflake.ID) {
 	if !e.anyID || id > e.maxID {
 		e.maxID, e.anyID = id, true
 	}
+	if b.observing && id <= b.observed {
+		e.violate(n, "observe", "ID %d is not above ID %d, which Observe accepted before the call started", id, b.observed)
+	}
 	if node := id.Node(e.layout); node != e.s.Node {
 		e.violate(n, "node", "ID %d carries node %d, want %d", id, node, e.s.Node)
 	}
@@ -156,6 +162,12 @@ func (e *engine) checkID(b before, id ringflake.ID) {
 	}
 	if e.known {
 		clock := max(b.allowed, e.clockTick())
+		if e.observing {
+			// An observed ID lets the generator lead its clock up to
+			// it, and past it by a tick when it is the last of its tick
+			// — calls under way when it was observed too.
+			clock = max(clock, e.layout.Tick(e.observed.Time(e.layout))+1)
+		}
 		lead := time.Duration(tick-clock-e.slack) * e.unit
 		if lead > p.MaxLead && !(p.Reuses && tick <= e.newest) {
 			e.violate(n, "lead", "ID %d is stamped %v ahead of the clock; the promise allows %v (newest tick issued before: %d, this one: %d)",

@@ -4,8 +4,10 @@
 //
 // A scenario file tells a story on a simulated clock: where the wall clock
 // starts, the load on the generator, and timed events that step, freeze,
-// drift or jitter the wall clock, restart the process, or pause the whole
-// host. [Replay] runs it
+// drift or jitter the wall clock, restart the process, pause the whole
+// host, or hand the service an ID to observe (Generator.Observe). A file
+// with a fleet: block is a whole fleet instead, which package fleetsim
+// simulates. [Replay] runs it
 // against one strategy on
 // package simclock, checks every call against the strategy's promises and
 // returns a [Report]: IDs issued, duplicates, IDs out of order, errors by
@@ -45,6 +47,7 @@
 //	  - {at: 0s, jitter: 2ms, seed: 42}         # reads scatter ±2ms (0 turns it off)
 //	  - {at: 80ms, restart: crash}              # or clean; see Restarts
 //	  - {at: 90ms, pause: 5ms}                  # stop the host: clock and callers; see Pauses
+//	  - {at: 95ms, observe: 1ms}                # observe an ID stamped 1ms ahead; later IDs sort above it
 //	expect:                         # optional, per strategy (strategies.Parse syntax) or all
 //	  all: {duplicates: 0}
 //	  error: {available: false}

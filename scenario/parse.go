@@ -116,7 +116,7 @@ var (
 	scenarioFields = []string{"name", "start", "layout", "node", "duration", "mark_ahead", "load", "events", "expect"}
 	loadFields     = []string{"rate", "goroutines", "bursts"}
 	burstFields    = []string{"at", "count", "over"}
-	eventFields    = []string{"at", "step", "freeze", "drift", "jitter", "restart", "pause", "seed"}
+	eventFields    = []string{"at", "step", "freeze", "drift", "jitter", "restart", "pause", "observe", "seed"}
 	boundFields    = []string{"issued", "duplicates", "out_of_order", "errors",
 		"errors.rollback", "errors.frozen", "errors.expired", "errors.before_epoch", "errors.crash", "errors.other",
 		"available", "max_stall", "max_strategy_wait", "max_queue", "max_reservation_wait", "max_lead", "max_lag", "borrowed"}
@@ -223,7 +223,7 @@ func unknownField(names []string) func(string) string {
 // unknownEvent is the reason given for a key of an event that is not a
 // field of events.
 func unknownEvent(key string) string {
-	return "unknown event " + quote(key) + "; want step, freeze, drift, jitter, restart or pause, with at (and seed for jitter)"
+	return "unknown event " + quote(key) + "; want step, freeze, drift, jitter, restart, pause or observe, with at (and seed for jitter)"
 }
 
 // unknownBound is the reason given for a key of an expectation that is
@@ -382,7 +382,7 @@ func (p *parser) event(ep string, n *yaml.Node) error {
 				err = p.errf(v, path, nil, "%d: want a seed >= 0", s)
 			}
 			ev.Seed = uint64(s)
-		case "step", "freeze", "jitter", "pause":
+		case "step", "freeze", "jitter", "pause", "observe":
 			ev.D, err = p.duration(v, path)
 		case "drift":
 			ev.Rate, err = p.rate(v, path)
@@ -401,7 +401,7 @@ func (p *parser) event(ep string, n *yaml.Node) error {
 	case err != nil:
 		return err
 	case ev.Kind == 0:
-		return p.failLine(p.s.lines[ep], ep, "no event; want one of step, freeze, drift, jitter, restart or pause")
+		return p.failLine(p.s.lines[ep], ep, "no event; want one of step, freeze, drift, jitter, restart, pause or observe")
 	case !hasAt:
 		return p.failLine(p.s.lines[ep], ep+".at", "missing; want the true time since the start, such as 20ms")
 	}

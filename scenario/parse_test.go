@@ -369,7 +369,7 @@ func TestParseTooManyFields(t *testing.T) {
 		line             int
 	}{
 		{"at the top", head + b.String(), "", 1},
-		{"in an event", head + "events:\n  - {at: 1ms, step: -1ms, a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7}\n", "events[0]", 4},
+		{"in an event", head + "events:\n  - {at: 1ms, step: -1ms, a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8}\n", "events[0]", 4},
 		{"an unknown field in an event", head + "events:\n  - {at: 1ms, step: -1ms, a: 1}\n", "events[0].a", 4},
 		{"in the errors of an expectation", head + "expect:\n  all: {errors: {a: 1, b: 2, c: 3, d: 4, e: 5, f: 6}}\n", `expect.all.errors.a`, 4},
 		{"a key given twice in an event", head + "events:\n  - {at: 1ms, step: -1ms, at: 2ms}\n", "events[0].at", 4},

@@ -208,6 +208,7 @@ func newEngine(ctx context.Context, s *Scenario, strategy strategies.Strategy, o
 // start makes the generator of a new run: at the start, and after each
 // restart. With a mark store it loads the previous run's mark.
 func (e *engine) start() error {
+	e.observing = false // a new process has observed nothing
 	opts := []ringflake.Option{ringflake.WithClock(engineClock{e}),
 		ringflake.WithStrategy(e.strategy), ringflake.WithLayout(e.layout)}
 	if e.store != nil {

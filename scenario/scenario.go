@@ -163,15 +163,21 @@ const (
 	// at once. A call already under way goes on: a wait inside the
 	// generator ends when its true time is up.
 	Pause
+	// Observe makes the service observe an ID (ringflake.Generator.Observe,
+	// as causal.Middleware does for a request that carries one): the
+	// greatest ID of the tick Event.D ahead of the wall clock (negative:
+	// behind), as a peer whose clock is that far ahead would send. Every
+	// ID of a call that starts after it must sort above it.
+	Observe
 )
 
 // lastKind is the last of the kinds.
-const lastKind = Pause
+const lastKind = Observe
 
-var kindNames = [...]string{Step: "step", Freeze: "freeze", Drift: "drift", Jitter: "jitter", Restart: "restart", Pause: "pause"}
+var kindNames = [...]string{Step: "step", Freeze: "freeze", Drift: "drift", Jitter: "jitter", Restart: "restart", Pause: "pause", Observe: "observe"}
 
 // String returns the kind's name in scenario files: "step", "freeze",
-// "drift", "jitter", "restart" or "pause".
+// "drift", "jitter", "restart", "pause" or "observe".
 func (k Kind) String() string {
 	if k >= Step && k <= lastKind {
 		return kindNames[k]
@@ -189,6 +195,7 @@ func (k Kind) String() string {
 //	Jitter   bound, >= 0 (0 = off)   0                   any    false
 //	Restart  0                       0                   0      any
 //	Pause    length, > 0             0                   0      false
+//	Observe  lead of the ID, ±       0                   0      false
 type Event struct {
 	At   time.Duration
 	Kind Kind
@@ -374,7 +381,7 @@ func (s *Scenario) Validate() error {
 func (s *Scenario) checkEvent(i int, ev Event) error {
 	p := fmt.Sprintf("events[%d]", i)
 	if ev.Kind < Step || ev.Kind > lastKind {
-		return s.fail(p, nil, "%v is not an event; want step, freeze, drift, jitter, restart or pause", ev.Kind)
+		return s.fail(p, nil, "%v is not an event; want step, freeze, drift, jitter, restart, pause or observe", ev.Kind)
 	}
 	k := p + "." + ev.Kind.String()
 	switch {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/internal/calltrace"
 	"github.com/ringflake/ringflake/simclock"
 )
@@ -33,7 +34,11 @@ import (
 type scheduler struct {
 	stops        []stop // instants the scheduler stops at, in order
 	nextStop     int
-	due          *dueQueue        // the calls of the load not made yet
+	due          *dueQueue    // the calls of the load not made yet
+	observes     []Event      // the observe events, in time order
+	nextOb       int          // index of the next observe event due
+	observed     ringflake.ID // the greatest ID Observe accepted in this run, if observing
+	observing    bool
 	workers      []*worker        // in number order
 	sleepers     minHeap[sleeper] // callers waiting in After
 	idle         minHeap[int]     // numbers of the callers not making a call
@@ -93,8 +98,12 @@ func (e *engine) script() ([]Event, error) {
 		if ev.Kind == Restart { // the scheduler carries it out
 			e.restarts = append(e.restarts, restartEvent{Event: ev, index: i, path: fmt.Sprintf("events[%d]", i)})
 		}
+		if ev.Kind == Observe { // so does it this
+			e.observes = append(e.observes, ev)
+		}
 	}
 	slices.SortStableFunc(e.restarts, func(a, b restartEvent) int { return cmp.Compare(a.At, b.At) })
+	slices.SortStableFunc(e.observes, func(a, b Event) int { return cmp.Compare(a.At, b.At) })
 	var script []simclock.Event
 	for _, ev := range events {
 		ce, ok := ev.clock()
@@ -245,7 +254,7 @@ func (e *engine) next() *worker {
 		// now goes first: otherwise late calls could use up the tick it
 		// waited for, and it would wait again.
 		wake := sleeper != nil && (!st || sleeper.wakeAt <= max(due, e.mono))
-		if e.restartDue(sleeper, wake, due, st) {
+		if e.restartDue(sleeper, wake, due, st) || e.observeDue(sleeper, wake, due, st) {
 			continue
 		}
 		switch {
@@ -323,6 +332,41 @@ func (e *engine) restartDue(sleeper *worker, wake bool, due time.Duration, st bo
 	e.nextRe++
 	e.advance(ev.At)
 	e.begin(ev)
+	return true
+}
+
+// observeDue makes the service observe the ID of the next observe event
+// when it is due before whatever would happen next, and reports whether
+// it did. The current caller does it, between two calls, holding the
+// turn.
+func (e *engine) observeDue(sleeper *worker, wake bool, due time.Duration, st bool) bool {
+	if e.nextOb >= len(e.observes) || e.cancelled || e.pending >= 0 {
+		return false
+	}
+	at := time.Duration(math.MaxInt64)
+	switch {
+	case wake:
+		at = sleeper.wakeAt
+	case st:
+		at = max(due, e.mono)
+	}
+	ev := e.observes[e.nextOb]
+	if ev.At > at {
+		return false
+	}
+	e.nextOb++
+	e.advance(max(ev.At, e.mono))
+	if e.gen == nil {
+		return true // the process is down: nobody receives it
+	}
+	spec := e.layout.Spec()
+	x, err := e.layout.Compose(e.layout.TickTime(e.layout.Tick(e.wall.Add(ev.D))), e.layout.MaxNode(), 1<<spec.SequenceBits-1)
+	if err != nil {
+		return true // beyond the layout: there is no such ID to receive
+	}
+	if err := e.gen.Observe(x); err == nil && (!e.observing || x > e.observed) {
+		e.observed, e.observing = x, true
+	}
 	return true
 }
 

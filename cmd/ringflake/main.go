@@ -9,6 +9,7 @@
 //	ringflake parse [-layout LAYOUT] [-format FORMAT] [-key-file FILE] [-tweak T] [-json] ID...
 //	ringflake replay [-strategy STRATEGY | -all-strategies] [-strict] [-format table|json] [-plot FILE|DIR] FILE...
 //	ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate RATE]
+//	ringflake fleet [-seeds N] [-from S] [-out DIR] [-v]
 //	ringflake bounds FROM TO [-layout LAYOUT] [-format FORMAT]
 //	ringflake plan -nodes N -rate R/s -years Y [-unit U] [-epoch T]
 //	ringflake migrate-check -from LAYOUT -to LAYOUT -at TIME
@@ -41,7 +42,10 @@
 // replay replays clock-skew scenario files (see package scenario) on a
 // simulated clock against strategies and reports what each did; record
 // samples this host's wall clock against its monotonic clock and writes
-// the steps, freezes and drifts it sees as a scenario file.
+// the steps, freezes and drifts it sees as a scenario file. A scenario
+// file with a fleet: block is a whole fleet (package fleetsim), which
+// replay simulates; fleet draws random fleets and fault schedules from
+// seeds and shrinks the first violation to a scenario file.
 //
 // bounds prints the smallest ID of FROM's tick and the largest of TO's
 // tick (RFC 3339 times), one per line, for WHERE id BETWEEN lo AND hi.
@@ -141,6 +145,7 @@ const usage = `usage:
   ringflake parse [-layout LAYOUT] [-format FORMAT] [-key-file FILE] [-tweak T] [-json] ID...
   ringflake replay [-strategy STRATEGY | -all-strategies] [-strict] [-format table|json] [-plot FILE|DIR] FILE...
   ringflake record -duration D -out FILE [-every 10ms] [-threshold 100µs] [-rate RATE]
+  ringflake fleet [-seeds N] [-from S] [-out DIR] [-v]
   ringflake bounds FROM TO [-layout LAYOUT] [-format FORMAT]
   ringflake plan -nodes N -rate R/s -years Y [-unit U] [-epoch T]
   ringflake migrate-check -from LAYOUT -to LAYOUT -at TIME
@@ -174,6 +179,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = replay(args[1:], stdout, stderr)
 	case "record":
 		err = record(args[1:], stdout, stderr)
+	case "fleet":
+		err = fleet(args[1:], stdout, stderr)
 	case "bounds":
 		err = bounds(args[1:], stdout, stderr)
 	case "plan":

@@ -143,6 +143,10 @@ func replayWith(ctx context.Context, args []string, stdout, stderr io.Writer, pr
 	case *format != "table" && *format != "json":
 		return badValuef("-format %q: want table or json", *format)
 	}
+	files, fleetErr := replayFleets(ctx, files, *format == "json", *plot, stdout, stderr)
+	if len(files) == 0 || errors.Is(fleetErr, context.Canceled) {
+		return fleetErr
+	}
 	plots, err := plotPaths(*plot, files)
 	if err != nil {
 		return err
@@ -188,6 +192,9 @@ func replayWith(ctx context.Context, args []string, stdout, stderr io.Writer, pr
 				failed++
 			}
 		}
+	}
+	if fleetErr != nil && broken+failed == 0 {
+		return fleetErr
 	}
 	switch {
 	case *strict && unchecked > 0 && broken+failed == 0:
