@@ -26,9 +26,10 @@ import (
 // queue, which reuses its waiters. A call that fails allocates its error.
 //
 // Every ID comes from the generator's ring (256 slots, one per tick
-// residue) through an atomic compare-and-swap that only moves a slot
-// forward, so a generator never issues the same ID twice, whatever its
-// clock does. Within that guarantee its strategy decides what happens when
+// residue): at the clock's tick through one atomic add on the counter of
+// the tick, whose slot it holds whole; at other ticks through an atomic
+// compare-and-swap that only moves a slot forward. So a generator never
+// issues the same ID twice, whatever its clock does. Within that guarantee its strategy decides what happens when
 // the clock reads earlier than the newest ID issued: see package
 // strategies.
 //
@@ -44,10 +45,10 @@ import (
 // sleep one per distinct deadline under way (the next tick's, a
 // rollback's end), not one per caller.
 //
-// While calls from several goroutines collide on the ring, the generator
-// serialises them with a mutex, which on multi-core machines issues more
-// IDs per second than letting them fight over one cache line; it goes back
-// to lock-free calls after a tick without collisions.
+// The clock's tick is the ring's hot tick: calls take its sequence
+// numbers with one atomic add, which never retries, so calls from many
+// goroutines share the tick without a lock and without contending
+// retries.
 //
 // With a clock that has a Monotonic method (see [Clock]; the default
 // system clock has one), the generator reads the cheap monotonic clock
@@ -76,10 +77,9 @@ type Generator struct {
 	// while its clock reads behind it.
 	floor atomic.Int64
 
-	serial serial     // serial mode while calls collide (serial.go)
-	line   line       // callers waiting for a tick, in order (line.go)
-	waits  waitq      // the sleeping of waiting callers on the system clock (wait.go)
-	hmu    sync.Mutex // recomputing the horizon
+	line  line       // callers waiting for a tick, in order (line.go)
+	waits waitq      // the sleeping of waiting callers on the system clock (wait.go)
+	hmu   sync.Mutex // recomputing the horizon
 
 	hooks    []func(RollbackEvent)
 	stats    counters
@@ -235,24 +235,14 @@ func (g *Generator) Next() (ID, error) { return g.NextContext(context.Background
 //     needs a later high-water mark and it cannot be saved;
 //   - ctx.Err() when ctx ends while the call waits.
 func (g *Generator) NextContext(ctx context.Context) (ID, error) {
-	var (
-		id ID
-		ok bool
-		r  reading
-	)
-	if g.ring.contended.Load() {
-		id, ok, r = g.fastSerial()
-	} else {
-		id, ok, r = g.fast()
+	out, r := g.fast(1)
+	if out.n == 0 {
+		var err error
+		if out, err = g.slow(ctx, r, 1); err != nil {
+			return 0, err
+		}
 	}
-	if ok {
-		return id, nil
-	}
-	run, err := g.slow(ctx, r, 1)
-	if err != nil {
-		return 0, err
-	}
-	return g.id(run.first), nil
+	return g.id(out.first), nil
 }
 
 // NextN fills ids with new IDs and returns how many it filled: all of them
@@ -270,16 +260,8 @@ func (g *Generator) NextN(ctx context.Context, ids []ID) (n int, err error) {
 		}
 	}()
 	for n < len(ids) {
-		var (
-			run run
-			r   reading
-		)
 		want := uint64(len(ids) - n)
-		if g.ring.contended.Load() {
-			run, r = g.fastRunSerial(want)
-		} else {
-			run, r = g.fastRun(want)
-		}
+		run, r := g.fast(want)
 		if run.n == 0 {
 			if run, err = g.slow(ctx, r, want); err != nil {
 				return n, err

@@ -274,7 +274,6 @@ func (g *Generator) ask(ctx context.Context, c *call, s strategies.Situation) (r
 	// The tick is used up, or taken by callers ahead in line, or reserved
 	// by the previous run's mark: wait in line for the next tick that may
 	// have room.
-	g.ring.capped(c.now)
 	tick, cause := g.nextFree(c.now)
 	if c.place != nil {
 		g.line.mu.Lock()
