@@ -17,9 +17,10 @@ type run struct {
 	first, n uint64
 }
 
-// fast issues up to want IDs of one tick on the fast path: one atomic add
-// at the clock's tick while it is the ring's hot tick. It returns an
-// empty run, and what it read, when it cannot issue.
+// fast issues up to want IDs of one tick on the fast path: at the
+// clock's tick — usually the ring's hot tick, taken with one atomic add —
+// or from the range the first strategy chose for this same situation (the
+// lane). It returns an empty run, and what it read, when it cannot issue.
 func (g *Generator) fast(want uint64) (run, reading) {
 	// newest first: every tick in it was then stamped from an earlier
 	// reading (or borrowed), so a call delayed between reading the clock
@@ -32,8 +33,15 @@ func (g *Generator) fast(want uint64) (run, reading) {
 	if g.lease != nil && !g.lease.Held() {
 		return run{}, r
 	}
-	if r.now >= r.newest {
-		if v, n := g.ring.takeRunAt(r.now, want, h); n > 0 {
+	if r.now >= r.newest && r.now <= h {
+		v, n, ok := uint64(0), uint64(0), false
+		if e := g.ring.epoch.Load(); e == hotKey(r.now) && want <= g.ring.maxSeq+1 {
+			v, n, ok = g.ring.takeHot(r.now, want, e) // claim's first case, inlined
+		}
+		if !ok {
+			v, n = g.ring.takeRunAt(r.now, want, h)
+		}
+		if n > 0 {
 			if r.now > r.newest {
 				g.raise(r.now)
 			}

@@ -190,6 +190,7 @@ func (r *ring) claim(t int64, want uint64, ceil int64) (first, n uint64, later b
 	if t < 0 || t > ceil {
 		return 0, 0, false
 	}
+	want = min(want, r.maxSeq+1) // what a tick has at most: next's adds stay far below a wrap
 	if r.hotOK && t < 1<<61 { // hotKey(t) fits
 		switch e, h := r.epoch.Load(), hotKey(t); {
 		case e == h:
@@ -214,23 +215,30 @@ func hotKey(t int64) uint64 { return uint64(t+1) << 1 }
 // takeHot issues up to want pairs of the hot tick t, whose epoch read e,
 // with one atomic add on next. ok is false when the epoch moved before
 // the add was known to belong to t: nothing was issued, and what the add
-// took is counted in burned.
+// took is counted in burned. It is small enough to inline into the fast
+// path: keep it so.
 func (r *ring) takeHot(t int64, want uint64, e uint64) (first, n uint64, ok bool) {
-	want = min(want, r.maxSeq+1)
-	s := r.next.Add(want) - want
+	s := r.next.Add(want) - want // want <= maxSeq+1 (see claim)
+	if r.epoch.Load() != e || s > r.maxSeq {
+		return 0, 0, r.missed(s, want, e)
+	}
+	return uint64(t+1)<<r.seqBits | s, min(want, r.maxSeq+1-s), true
+}
+
+// missed is takeHot for an add that issued nothing: one whose epoch moved
+// (ok false; what it took of a counter counts as burned), or one past the
+// tick's last sequence number (ok true: the tick is used up).
+func (r *ring) missed(s, want, e uint64) (ok bool) {
 	if r.epoch.Load() != e {
 		if s <= r.maxSeq {
 			r.burned.Add(min(want, r.maxSeq+1-s))
 		}
-		return 0, 0, false
+		return false
 	}
-	if s > r.maxSeq { // used up
-		if s >= overrun {
-			r.pullBack()
-		}
-		return 0, 0, true
+	if s >= overrun {
+		r.pullBack()
 	}
-	return uint64(t+1)<<r.seqBits | s, min(want, r.maxSeq+1-s), true
+	return true
 }
 
 // pullBack brings next, gone past overrun on a used-up hot tick (many
