@@ -101,8 +101,12 @@ type timeSource struct {
 	// frozen is set while it stands still, so that one freeze counts once.
 	freezes atomic.Uint64
 	frozen  atomic.Bool
-	stats   *counters     // where rollbacks seen are counted
-	newest  *atomic.Int64 // the generator's newest tick, to tell whether a step left the clock behind it
+	// high is the greatest tick the wall clock was read at (at a re-sync,
+	// or at every read without a monotonic clock): a reading taken after
+	// it and behind it means the clock stepped back (steppedBack).
+	high   atomic.Int64
+	stats  *counters     // where rollbacks seen are counted
+	newest *atomic.Int64 // the generator's newest tick, to tell whether a step left the clock behind it
 }
 
 // init sets the source up on c, whose wall clock read now when New
@@ -116,6 +120,7 @@ func (s *timeSource) init(c Clock, now time.Time, epoch time.Time, unit time.Dur
 		s.sys, s.start = true, sc.start
 	}
 	e := int64(now.Sub(epoch))
+	s.high.Store(floorDiv(e, s.unit))
 	if s.mono == nil {
 		s.last.Store(e) // a step back before the first call is seen by it
 		return
@@ -148,6 +153,9 @@ func (s *timeSource) readTick() (e, tick int64) {
 		// a step back of a whole tick or more counts as one.
 		if prev := s.last.Swap(e); prev > e && prev-e >= s.unit {
 			s.stats.seeRollback(prev-e, tick < s.newest.Load())
+		}
+		if tick > s.high.Load() {
+			storeMax(&s.high, tick)
 		}
 		return e, tick
 	}
@@ -191,7 +199,20 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 		s.frozen.Store(false)
 	}
 	s.synced.Store(tick)
+	if tick > s.high.Load() {
+		storeMax(&s.high, tick)
+	}
 	return e, tick
+}
+
+// steppedBack reports whether the clock reads behind a tick it was read at
+// before: it stepped back (and has not caught up yet). It loads the
+// greatest tick first and reads the clock after, so that other calls
+// reading the clock meanwhile never make it look like a step.
+func (s *timeSource) steppedBack() bool {
+	high := s.high.Load()
+	_, now := s.readTick()
+	return now < high
 }
 
 // stoodStill reports whether the clock stood still between the reading

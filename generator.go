@@ -73,9 +73,13 @@ type Generator struct {
 
 	// floor is the tick below which no ID may be issued any more because
 	// of an ID Observe followed (observe.go), -1 without one: the
-	// observed ID's tick, raised to every tick the generator issues at
-	// while its clock reads behind it.
+	// greatest observed ID's tick.
 	floor atomic.Int64
+
+	// observedLead is the greatest tick an observed ID had when it was above the
+	// newest tick (-1 without one): while the clock reads behind it, calls
+	// issue at it and the tick after it, not further (observe.go).
+	observedLead atomic.Int64
 
 	line  line       // callers waiting for a tick, in order (line.go)
 	waits waitq      // the sleeping of waiting callers on the system clock (wait.go)
@@ -186,6 +190,7 @@ func New(node int64, opts ...Option) (*Generator, error) {
 	g.line.init(uint64(g.layout.MaxSequence()) + 1)
 	g.newest.Store(-1)
 	g.floor.Store(-1)
+	g.observedLead.Store(-1)
 	g.src.init(cfg.clock, now, l.epoch, l.unit, &g.stats, &g.newest)
 	g.waits.start = g.src.start
 	// The node first, so that a second generator on it is refused before

@@ -32,6 +32,11 @@ type marker struct {
 	mu     sync.Mutex
 	saving chan struct{} // closed when the save in flight ends; nil when idle
 	err    error         // the error of the last save, until one succeeds
+	// sent is the greatest Limit and Since (ticks, -1 for none) of the
+	// saves this run started: every later save is at least both, so that
+	// a store that applies saves in order never goes back (see MarkStore),
+	// whichever call starts a save from whatever reading.
+	sentLimit, sentSince int64
 }
 
 // hardTick returns the greatest tick the generator may issue at now.
@@ -71,10 +76,10 @@ func (g *Generator) saveAfter() int64 {
 // is past the saved mark. It reports whether it waited, and returns the
 // save's error, or ctx's.
 func (g *Generator) prepare(ctx context.Context, tick int64) (waited bool, err error) {
-	if g.mark == nil || tick <= g.saveAfter() {
+	if g.mark == nil {
 		return false, nil
 	}
-	for {
+	for tick > g.saveAfter() {
 		done, err := g.saveMark(tick)
 		if tick <= g.mark.hard.Load() {
 			return waited, nil
@@ -89,6 +94,7 @@ func (g *Generator) prepare(ctx context.Context, tick int64) (waited bool, err e
 			return waited, ctx.Err()
 		}
 	}
+	return waited, nil
 }
 
 // saveMark starts saving a mark ahead of tick unless a save is in flight,
@@ -110,9 +116,13 @@ func (g *Generator) saveMark(tick int64) (<-chan struct{}, error) {
 		m.err = nil
 		return nil, err
 	}
-	target := min(tick+m.aheadTicks, g.last)
+	// Never below a save this run made before: a call may start a save
+	// from a reading older than the one that started the last save.
+	target := max(min(tick+m.aheadTicks, g.last), m.sentLimit)
 	_, now := g.src.readTick()
-	mark := g.markOf(target, g.since(now, g.newest.Load()))
+	since := min(max(g.since(now, g.newest.Load()), m.sentSince), target)
+	m.sentLimit, m.sentSince = target, since
+	mark := g.markOf(target, since)
 	done := make(chan struct{})
 	m.saving = done
 	go func() {
@@ -139,7 +149,7 @@ func (g *Generator) saveMark(tick int64) (<-chan struct{}, error) {
 // (observe.go) — then the clock, so that a restart treats that lead as a
 // reservation to wait out or borrow across, not as a rollback.
 func (g *Generator) since(now, newest int64) int64 {
-	if now < g.floor.Load() {
+	if now < g.observedLead.Load() {
 		return now
 	}
 	return max(now, newest)
@@ -203,7 +213,7 @@ func (g *Generator) releaseMark() error {
 // moves the mark further ahead.
 func (g *Generator) loadMark(ctx context.Context, now int64) error {
 	m := g.mark
-	m.reserved = -1
+	m.reserved, m.sentLimit, m.sentSince = -1, -1, -1
 	prev, err := m.store.LoadMark(ctx)
 	if err != nil {
 		return err
@@ -231,9 +241,11 @@ func (g *Generator) loadMark(ctx context.Context, now int64) error {
 		return nil
 	}
 	target := min(now+m.aheadTicks, g.last)
-	if err := m.store.SaveMark(ctx, g.markOf(target, max(now, g.newest.Load()))); err != nil {
+	since := min(max(now, g.newest.Load()), target)
+	if err := m.store.SaveMark(ctx, g.markOf(target, since)); err != nil {
 		return notSaved(err)
 	}
+	m.sentLimit, m.sentSince = target, since
 	m.saved.Store(true)
 	m.hard.Store(target)
 	return nil

@@ -19,27 +19,26 @@ import (
 // tick: at id's tick the generator issues only sequence numbers whose
 // IDs are greater than id in the layout's field order, or none when its
 // node bits sort below id's (time,node,seq order) — and never moves it
-// back. While the clock reads behind the floor, calls issue at the
-// newest tick issued and count on from there, borrowing ticks ahead of
-// the clock as the logical strategy does, up to the clock plus
-// [WithMaxForward]; a borrowed tick is covered by the saved high-water
-// mark before any ID is issued there (calls wait for the save), so a
-// crash and restart never repeats one. Observe itself issues nothing,
-// saves nothing and never waits. An id at or below the floor changes
-// nothing.
+// back. When id is above the newest ID issued and the clock reads behind
+// its tick, calls issue at that tick, and at the next one once its
+// sequence is used up, borrowing those ticks ahead of the clock; a
+// borrowed tick is covered by the saved high-water mark before any ID is
+// issued there (calls wait for the save), so a crash and restart never
+// repeats one. With both used up, calls wait for the clock, as they do at
+// capacity without Observe: the lead never grows past the observed ID.
+// Observe itself issues nothing, saves nothing and never waits. An id at
+// or below the newest ID issued only keeps later IDs above it (the ring
+// strategy never reuses below it); it starts no lead.
 //
 // How it composes with the strategies: the lead Observe causes is not a
-// rollback, so no strategy is asked about it — under "error" or "wait"
-// the borrowed ticks are the only lead the generator ever has, and a
-// tick whose sequence is used up while leading is followed by the next
-// one, not by a wait, until the bound; at the bound, calls wait for the
-// clock's next tick. The ring strategy (and a chain's ring step) never
-// reuses a tick below the floor. A rollback while the generator leads is
-// absorbed as long as the newest tick stays within WithMaxForward of the
-// clock (it is still counted in [Stats].Rollbacks); beyond that the
-// strategy decides as for any rollback, and still never goes below the
-// floor. The lead shows in [Stats].Borrowed and MaxLead, and the
-// observations in the Observe* fields.
+// rollback, so no strategy is asked about it. The ring strategy (and a
+// chain's ring step) never reuses a tick below the floor. A rollback while
+// the generator leads is absorbed while the observed tick and the next
+// have room and the newest tick stays within WithMaxForward of the clock
+// (it is still counted in [Stats].Rollbacks); beyond that the strategy
+// decides as for any rollback, and still never goes below the floor. The
+// lead shows in [Stats].Borrowed and MaxLead, and the observations in the
+// Observe* fields.
 //
 // Errors:
 //   - [ErrObservedTooFar] (a [*strategies.AheadError] telling how far
@@ -74,9 +73,18 @@ func (g *Generator) Observe(id ID) error {
 		return &strategies.AheadError{Ahead: time.Duration(t)*l.unit - time.Duration(e), Max: time.Duration(g.forward) * l.unit}
 	}
 	// In this order: the pairs at t that would sort at or below id are
-	// taken out of the ring first, then the floor and the newest tick
-	// move, so that a call that sees either finds t's slot ready.
+	// taken out of the ring first, then the lead, the floor and the newest
+	// tick move, so that a call that sees any of them finds t's slot
+	// ready, and a call that finds the newest tick at t knows it leads
+	// there. Only an ID above the newest one issued makes the generator
+	// lead — one at a later tick, or at the newest tick above the pairs
+	// issued there (burned) — so that one at or below it leaves nothing
+	// a later step back could borrow across.
+	newest := g.newest.Load()
 	burned := g.burnBelow(id, t)
+	if t > newest || t == newest && burned {
+		storeMax(&g.observedLead, t)
+	}
 	prevFloor := g.floor.Load()
 	storeMax(&g.floor, t)
 	_, raised := g.raiseFrom(t)
@@ -116,25 +124,38 @@ func (g *Generator) burnBelow(id ID, t int64) bool {
 	return ok
 }
 
-// lead issues for a call whose clock reads behind the floor an observed
-// ID set: at the newest tick and on from there, up to the clock plus
-// WithMaxForward, through issue (so under the saved mark). It reports
-// whether it took care of the call (ok false: the newest tick is beyond
-// that bound — a rollback while leading — and the strategy decides).
-// With no room up to the bound it waits for the clock's next tick.
-func (g *Generator) lead(ctx context.Context, c *call, floor int64) (out run, ok bool, err error) {
-	from := max(floor, c.newest)
-	limit := min(addSat(c.now, g.forward), g.last)
-	if from > limit {
+// leads reports whether a call leads because of an observed ID (see
+// lead): its clock reads behind the newest tick, and the newest tick is
+// no further than one tick past the greatest observed ID that was above
+// the newest tick when it was observed.
+func (g *Generator) leads(c *call) (lead int64, ok bool) {
+	lead = g.observedLead.Load()
+	return lead, lead >= 0 && c.newest <= lead+1 && c.now < max(lead, c.newest)
+}
+
+// lead issues for a call whose clock reads behind the tick of an observed
+// ID (lead, see leads): at the newest tick and on from there, up to the
+// tick after lead — the observed tick, and the next where its sequence is
+// used up — and the clock plus WithMaxForward, through issue (so under the
+// saved mark). It reports whether it took care of the call (ok false: the
+// clock stepped back, and the strategy decides, never below the floor). With no room left it
+// waits for the clock's next tick, as a call at capacity does without an
+// observed ID: the lead never grows past the observed ID's next tick, so
+// it never reaches the bound and looks like a rollback.
+func (g *Generator) lead(ctx context.Context, c *call, lead int64) (out run, ok bool, err error) {
+	from := max(g.floor.Load(), c.newest)
+	limit := min(lead+1, addSat(c.now, g.forward), g.last)
+	if from <= limit {
+		out, err = g.issue(ctx, c, from, limit)
+		if err != nil || out.n > 0 {
+			return out, true, err
+		}
+	}
+	// No room (or the call's readings are older than an observation):
+	// a step back goes to the strategy; otherwise the call waits for the
+	// clock (await reads it again first when its reading is an estimate).
+	if g.src.steppedBack() {
 		return run{}, false, nil
-	}
-	out, err = g.issue(ctx, c, from, limit)
-	if err != nil {
-		return run{}, true, err
-	}
-	if out.n > 0 {
-		storeMax(&g.floor, g.ring.tick(out.first))
-		return out, true, nil
 	}
 	s := g.situation(c)
 	return run{}, true, g.await(ctx, c, s, pause{d: max(s.Until(c.now+1), 1), tick: -1, cause: waitCapacity})

@@ -191,7 +191,7 @@ func (r *ring) claim(t int64, want uint64, ceil int64) (first, n uint64, later b
 		return 0, 0, false
 	}
 	want = min(want, r.maxSeq+1) // what a tick has at most: next's adds stay far below a wrap
-	if r.hotOK && t < 1<<61 { // hotKey(t) fits
+	if r.hotOK && t < 1<<61 {    // hotKey(t) fits
 		switch e, h := r.epoch.Load(), hotKey(t); {
 		case e == h:
 			if first, n, ok := r.takeHot(t, want, e); ok {

@@ -88,9 +88,9 @@ func (g *Generator) resolve(ctx context.Context, c *call) (run, error) {
 			return run{}, err
 		}
 
-		// 1b. Behind the floor an observed ID set: lead (observe.go).
-		if f := g.floor.Load(); c.now < f {
-			out, ok, err := g.lead(ctx, c, f)
+		// 1b. Behind an observed ID: lead (observe.go).
+		if lead, ok := g.leads(c); ok {
+			out, ok, err := g.lead(ctx, c, lead)
 			if err != nil || out.n > 0 {
 				return out, err
 			}
