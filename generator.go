@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ringflake/ringflake/internal/calltrace"
 	"github.com/ringflake/ringflake/strategies"
 )
 
@@ -86,6 +87,7 @@ type Generator struct {
 	hmu   sync.Mutex // recomputing the horizon
 
 	hooks    []func(RollbackEvent)
+	tracer   calltrace.Tracer // the clock, when it is one: told every wait (the replay of package scenario)
 	stats    counters
 	lease    Lease   // nil without WithLease
 	mark     *marker // nil without a MarkStore
@@ -180,6 +182,7 @@ func New(node int64, opts ...Option) (*Generator, error) {
 		layout:    l,
 		node:      node,
 	}
+	g.tracer, _ = cfg.clock.(calltrace.Tracer)
 	if ts, ok := g.steps[0].(strategies.TickStable); ok {
 		g.stable = ts.TickStable()
 	}

@@ -147,7 +147,7 @@ func TestCollidingCallsStayUnique(t *testing.T) {
 	g, err := ringflake.New(0, ringflake.WithLayout(wide))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = g.Close(context.Background()) })
-	const goroutines, each = 8, 2000
+	const goroutines, each = 8, 1000
 	ids := make([][]ringflake.ID, goroutines)
 	var eg errgroup.Group
 	var ready sync.WaitGroup

@@ -41,7 +41,6 @@ type call struct {
 	behind  time.Duration // how far behind, for the event
 	at      int64         // clock reading when the rollback was met, for the event
 
-	trace *calltrace.Call // where the call's waits are told, or nil
 }
 
 // pause is a wait that step 5 of resolve carries out.
@@ -55,16 +54,16 @@ type pause struct {
 type waitCause uint8
 
 const (
-	waitCapacity    waitCause = iota // the tick is used up, or callers ahead took it
-	waitStrategy                     // the strategy asked for it
-	waitReservation                  // a previous run's mark reserved the ticks up to it
+	waitCapacity    = waitCause(calltrace.Capacity)    // the tick is used up, or callers ahead took it
+	waitStrategy    = waitCause(calltrace.Strategy)    // the strategy asked for it
+	waitReservation = waitCause(calltrace.Reservation) // a previous run's mark reserved the ticks up to it
 )
 
 // slow is the slow path of one call that needs want IDs: it returns a run
 // of at least one of them, or an error. It keeps the counters of Stats and
 // reports the rollback event.
 func (g *Generator) slow(ctx context.Context, r reading, want uint64) (run, error) {
-	c := call{reading: r, want: want, exact: g.src.mono == nil, step: -1, trace: calltrace.From(ctx)}
+	c := call{reading: r, want: want, exact: g.src.mono == nil, step: -1}
 	out, err := g.resolve(ctx, &c)
 	if c.place != nil {
 		g.line.mu.Lock()
@@ -343,15 +342,8 @@ func (g *Generator) await(ctx context.Context, c *call, s strategies.Situation, 
 		g.stats.tickWaits.Add(1)
 		g.stats.tickWaited.Add(int64(p.d))
 	}
-	if t := c.trace; t != nil {
-		switch p.cause {
-		case waitStrategy:
-			t.Strategy += p.d
-		case waitReservation:
-			t.Reservation += p.d
-		default:
-			t.Capacity += p.d
-		}
+	if g.tracer != nil {
+		g.tracer.Waited(calltrace.Cause(p.cause), p.d)
 	}
 	g.reread(c)
 	c.exact = g.src.mono == nil
