@@ -57,44 +57,50 @@ import (
 // the first call one tick of monotonic time after it, and until then IDs
 // carry the time the wall clock read before the step.
 type Generator struct {
-	ring    ring
+	// Issuing: read or written on every call.
+	ring    ring         // every pair issued, and the hot tick (ring.go)
 	newest  atomic.Int64 // greatest tick issued, -1 before the first ID
 	horizon atomic.Int64 // greatest tick the fast path may issue at (horizon.go)
 	lane    lane         // the first strategy's plan for the current situation (lane.go)
-	src     timeSource
+	src     timeSource   // the clock, read as ticks (clock.go)
 	closed  atomic.Bool
 
+	// The layout and node, unpacked to compose IDs and bound ticks.
+	layout    Layout
+	node      int64
 	nodePart  int64 // node in its place: node << the layout's nodeShift
 	timeShift uint8 // the layout's field order, for id: see Layout
 	seqShift  uint8
 	last      int64 // the layout's last tick
-	stable    bool  // the first strategy is TickStable: its plans may go in the lane
-	maxLead   int64 // the most ticks an ID may lead the clock past the newest (a lease's bound)
-	forward   int64 // the most ticks an observed ID may lead the clock (WithMaxForward)
 
-	// floor is the tick below which no ID may be issued any more because
-	// of an ID Observe followed (observe.go), -1 without one: the
-	// greatest observed ID's tick.
-	floor atomic.Int64
+	// The strategy, and the bounds on how far IDs may lead the clock.
+	strategy strategies.Strategy
+	steps    []strategies.Strategy // the strategy's steps (a chain's, or itself)
+	stable   bool                  // the first step is TickStable: its plans may go in the lane
+	maxLead  int64                 // the most ticks an ID may lead the clock past the newest (a lease's bound)
+	forward  int64                 // the most ticks an observed ID may lead the clock (WithMaxForward)
 
-	// observedLead is the greatest tick an observed ID had when it was above the
-	// newest tick (-1 without one): while the clock reads behind it, calls
-	// issue at it and the tick after it, not further (observe.go).
+	// Observe (observe.go). floor is the tick below which no ID may be
+	// issued any more, -1 without one: the greatest observed ID's tick.
+	// observedLead is the greatest tick an observed ID had when it was
+	// above the newest tick (-1 without one): while the clock reads
+	// behind it, calls issue at it and the tick after it, not further.
+	floor        atomic.Int64
 	observedLead atomic.Int64
 
-	line  line       // callers waiting for a tick, in order (line.go)
-	waits waitq      // the sleeping of waiting callers on the system clock (wait.go)
-	hmu   sync.Mutex // recomputing the horizon
+	// Waiting callers.
+	line  line  // callers waiting for a tick, in order (line.go)
+	waits waitq // the sleeping of waiting callers on the system clock (wait.go)
 
-	hooks    []func(RollbackEvent)
-	tracer   calltrace.Tracer // the clock, when it is one: told every wait (the replay of package scenario)
-	stats    counters
-	lease    Lease   // nil without WithLease
-	mark     *marker // nil without a MarkStore
-	steps    []strategies.Strategy
-	strategy strategies.Strategy
-	layout   Layout
-	node     int64
+	// What outlives the process, and who may issue.
+	mark  *marker    // the saved high-water mark (mark.go); nil without a MarkStore
+	hmu   sync.Mutex // recomputing the horizon from the mark
+	lease Lease      // nil without WithLease
+
+	// Telling what happened.
+	stats  counters              // Stats (stats.go)
+	hooks  []func(RollbackEvent) // rollback events (events.go)
+	tracer calltrace.Tracer      // the clock, when it is one: told every wait (the replay of package scenario)
 }
 
 // New returns a generator issuing IDs for node, a number in
@@ -134,32 +140,12 @@ type Generator struct {
 //     [Generator.Close] frees the node; so does the garbage collector,
 //     once a generator that was not closed is unreachable.
 func New(node int64, opts ...Option) (*Generator, error) {
-	cfg := config{layout: TwitterLayout(), strategy: strategies.Default(), ahead: DefaultMarkAhead, maxForward: defaultMaxForward}
-	for _, o := range opts {
-		if o == nil {
-			invalidOption(&cfg, "nil Option")
-			continue
-		}
-		o.apply(&cfg)
-	}
-	if cfg.err != nil {
-		return nil, cfg.err
-	}
-	l := cfg.layout
-	if l.IsZero() {
-		return nil, &LayoutError{Field: "Layout", Reason: "zero value; use a preset, NewLayout or ParseLayout"}
-	}
-	if err := l.checkNode(node); err != nil {
+	cfg, err := configure(node, opts)
+	if err != nil {
 		return nil, err
-	}
-	if err := strategies.Validate(cfg.strategy, l.unit); err != nil {
-		return nil, err
-	}
-	if cfg.clock == nil {
-		cfg.clock = systemClock{start: time.Now()}
 	}
 	now := cfg.clock.Now()
-	switch tick := l.Tick(now); {
+	switch l, tick := cfg.layout, cfg.layout.Tick(now); {
 	case tick < 0:
 		return nil, &timeError{err: ErrBeforeEpoch, at: now, edge: l.epoch}
 	case tick > l.MaxTick():
@@ -168,41 +154,14 @@ func New(node int64, opts ...Option) (*Generator, error) {
 	if err := cfg.useLease(node); err != nil {
 		return nil, err
 	}
-	g := &Generator{
-		nodePart:  node << l.nodeShift,
-		timeShift: l.timeShift,
-		seqShift:  l.seqShift,
-		last:      l.MaxTick(),
-		maxLead:   math.MaxInt64,
-		forward:   int64(cfg.maxForward / l.unit),
-		lease:     cfg.lease,
-		hooks:     cfg.hooks,
-		steps:     strategies.Flatten(cfg.strategy),
-		strategy:  cfg.strategy,
-		layout:    l,
-		node:      node,
-	}
-	g.tracer, _ = cfg.clock.(calltrace.Tracer)
-	if ts, ok := g.steps[0].(strategies.TickStable); ok {
-		g.stable = ts.TickStable()
-	}
-	if b, ok := cfg.lease.(interface{ MaxLead() time.Duration }); ok {
-		g.maxLead = int64(b.MaxLead() / l.unit)
-	}
-	g.ring.init(l.seqBits, cfg.seqOffset)
-	g.line.init(uint64(g.layout.MaxSequence()) + 1)
-	g.newest.Store(-1)
-	g.floor.Store(-1)
-	g.observedLead.Store(-1)
-	g.src.init(cfg.clock, now, l.epoch, l.unit, &g.stats, &g.newest)
-	g.waits.start = g.src.start
+	g := newGenerator(node, cfg, now)
 	// The node first, so that a second generator on it is refused before
 	// it touches the mark store; then the mark.
 	if err := g.claimNode(); err != nil {
 		return nil, err
 	}
 	if cfg.marks != nil {
-		if err := g.openMark(cfg, l.Tick(now)); err != nil {
+		if err := g.openMark(cfg, g.layout.Tick(now)); err != nil {
 			g.freeNode()
 			return nil, err
 		}
@@ -218,6 +177,64 @@ func New(node int64, opts ...Option) (*Generator, error) {
 	return g, nil
 }
 
+// configure applies opts over the defaults and checks what can be checked
+// before the clock is read: the layout, the node and the strategy.
+func configure(node int64, opts []Option) (config, error) {
+	cfg := config{layout: TwitterLayout(), strategy: strategies.Default(), ahead: DefaultMarkAhead, maxForward: defaultMaxForward}
+	for _, o := range opts {
+		if o == nil {
+			invalidOption(&cfg, "nil Option")
+			continue
+		}
+		o.apply(&cfg)
+	}
+	l := cfg.layout
+	switch {
+	case cfg.err != nil:
+		return cfg, cfg.err
+	case l.IsZero():
+		return cfg, &LayoutError{Field: "Layout", Reason: "zero value; use a preset, NewLayout or ParseLayout"}
+	}
+	if err := l.checkNode(node); err != nil {
+		return cfg, err
+	}
+	if err := strategies.Validate(cfg.strategy, l.unit); err != nil {
+		return cfg, err
+	}
+	if cfg.clock == nil {
+		cfg.clock = systemClock{start: time.Now()}
+	}
+	return cfg, nil
+}
+
+// newGenerator returns the generator of cfg for node, whose clock read now
+// when New started, with nothing issued yet.
+func newGenerator(node int64, cfg config, now time.Time) *Generator {
+	l := cfg.layout
+	g := &Generator{
+		layout: l, node: node, nodePart: node << l.nodeShift,
+		timeShift: l.timeShift, seqShift: l.seqShift, last: l.MaxTick(),
+		strategy: cfg.strategy, steps: strategies.Flatten(cfg.strategy),
+		maxLead: math.MaxInt64, forward: int64(cfg.maxForward / l.unit),
+		lease: cfg.lease, hooks: cfg.hooks,
+	}
+	g.tracer, _ = cfg.clock.(calltrace.Tracer)
+	if ts, ok := g.steps[0].(strategies.TickStable); ok {
+		g.stable = ts.TickStable()
+	}
+	if b, ok := cfg.lease.(interface{ MaxLead() time.Duration }); ok {
+		g.maxLead = int64(b.MaxLead() / l.unit)
+	}
+	g.ring.init(l.seqBits, cfg.seqOffset)
+	g.line.init(uint64(l.MaxSequence()) + 1)
+	g.newest.Store(-1)
+	g.floor.Store(-1)
+	g.observedLead.Store(-1)
+	g.src.init(cfg.clock, now, l.epoch, l.unit, &g.stats, &g.newest)
+	g.waits.start = g.src.start
+	return g
+}
+
 // Layout returns the generator's layout.
 func (g *Generator) Layout() Layout { return g.layout }
 
@@ -226,7 +243,13 @@ func (g *Generator) Node() int64 { return g.node }
 
 // Next returns a new ID. It is NextContext with [context.Background]: a
 // wait the strategy asks for cannot be interrupted.
-func (g *Generator) Next() (ID, error) { return g.NextContext(context.Background()) }
+func (g *Generator) Next() (ID, error) {
+	out, err := g.take(context.Background(), 1) // NextContext, one call shorter
+	if err != nil {
+		return 0, err
+	}
+	return g.id(out.first), nil
+}
 
 // NextContext returns a new ID, or an error:
 //   - one matching [ErrClockRollback] (a [*RollbackError] telling how far
@@ -243,14 +266,23 @@ func (g *Generator) Next() (ID, error) { return g.NextContext(context.Background
 //     needs a later high-water mark and it cannot be saved;
 //   - ctx.Err() when ctx ends while the call waits.
 func (g *Generator) NextContext(ctx context.Context) (ID, error) {
-	out, r := g.fast(1)
-	if out.n == 0 {
-		var err error
-		if out, err = g.slow(ctx, r, 1); err != nil {
-			return 0, err
-		}
+	out, err := g.take(ctx, 1)
+	if err != nil {
+		return 0, err
 	}
 	return g.id(out.first), nil
+}
+
+// take is the one entry of every way of taking IDs (Next, NextN; Observe's
+// floor is applied on the way): up to want IDs of one tick, from the fast
+// path when it can issue, else from the slow path, which starts from what
+// the fast path read. Both take from the ring through claim.
+func (g *Generator) take(ctx context.Context, want uint64) (run, error) {
+	out, r := g.fast(want)
+	if out.n > 0 {
+		return out, nil
+	}
+	return g.slow(ctx, r, want)
 }
 
 // NextN fills ids with new IDs and returns how many it filled: all of them
@@ -268,12 +300,9 @@ func (g *Generator) NextN(ctx context.Context, ids []ID) (n int, err error) {
 		}
 	}()
 	for n < len(ids) {
-		want := uint64(len(ids) - n)
-		run, r := g.fast(want)
-		if run.n == 0 {
-			if run, err = g.slow(ctx, r, want); err != nil {
-				return n, err
-			}
+		run, err := g.take(ctx, uint64(len(ids)-n))
+		if err != nil {
+			return n, err
 		}
 		if n > 0 && g.id(run.first) < ids[n-1] {
 			unsorted = true
