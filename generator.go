@@ -374,20 +374,3 @@ func (g *Generator) Close(ctx context.Context) error {
 func (g *Generator) id(v uint64) ID {
 	return ID(g.ring.tick(v)<<(g.timeShift&63) | int64(v&g.ring.maxSeq)<<(g.seqShift&63) | g.nodePart)
 }
-
-// raise makes tick the newest tick issued unless a later one is.
-func (g *Generator) raise(tick int64) { g.raiseFrom(tick) }
-
-// raiseFrom is raise, reporting whether this call moved the newest tick,
-// and from where.
-func (g *Generator) raiseFrom(tick int64) (prev int64, moved bool) {
-	for {
-		n := g.newest.Load()
-		if tick <= n {
-			return n, false
-		}
-		if g.newest.CompareAndSwap(n, tick) {
-			return n, true
-		}
-	}
-}

@@ -3,7 +3,6 @@ package ringflake
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/ringflake/ringflake/internal/calltrace"
@@ -394,12 +393,4 @@ func (g *Generator) issuedBy(tick, now, newest int64) {
 		g.stats.borrowed.Add(tick - max(prev, now))
 		storeMax(&g.stats.maxLead, tick-now)
 	}
-}
-
-// addSat returns a+b for b >= 0, saturating at the largest int64.
-func addSat(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
 }
