@@ -357,7 +357,9 @@ func (g *Generator) Close(ctx context.Context) error {
 	}
 	// The exact mark: the newest tick issued — or, when this run issued
 	// nothing past the previous run's mark, that mark, whose reservation
-	// may hide IDs of that run.
+	// may hide IDs of that run. Since stays what this run knew of (its
+	// clock, its newest ID, the previous run's Since), never the
+	// reservation's end: a reservation stays a reservation.
 	newest := max(g.newest.Load(), sealed)
 	_, now := g.src.readTick()
 	mark := g.markOf(max(newest, g.mark.reserved), g.since(now, newest))

@@ -428,9 +428,10 @@ func (r *ring) fill(mark int64) {
 }
 
 // seal makes every later take fail, and returns the greatest tick any
-// take issued (or fill marked) before, or -1. A take that swapped a slot
-// before seal did is counted; none can after. Stats stay right: the IDs
-// still in the slots move to retired.
+// take issued before, or -1: not a tick fill marked, which a restart
+// only reserved. A take that swapped a slot before seal did is counted;
+// none can after. Stats stay right: the IDs still in the slots move to
+// retired.
 func (r *ring) seal() int64 {
 	r.mu.Lock()
 	r.cool()
@@ -439,13 +440,11 @@ func (r *ring) seal() int64 {
 	newest := int64(-1)
 	for i := range r.slots {
 		v := r.slots[i].Swap(sealed)
-		if v == sealed || v == 0 {
+		if v == sealed || v == 0 || v == r.filled[i] {
 			continue
 		}
 		newest = max(newest, r.tick(v))
-		if v != r.filled[i] {
-			r.retired.Add(r.count(v))
-		}
+		r.retired.Add(r.count(v))
 	}
 	return newest
 }

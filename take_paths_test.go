@@ -3,7 +3,6 @@ package ringflake_test
 import (
 	"context"
 	"errors"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -244,19 +243,24 @@ func TestEveryTakePathStopsAtTheSavedMark(t *testing.T) {
 			mark := store.breakDown(broken)
 			ceiling := layout.Tick(mark.Limit)
 
+			// The driver moves the clock one step after each call an
+			// issuer completes, so that the issuers progress however the
+			// scheduler runs them: it never counts on yields.
 			ids := &collector{seen: map[ringflake.ID]bool{}}
 			var (
-				wg      sync.WaitGroup
-				notSvd  atomic.Int64
-				others  = make(chan error, 8)
-				stopped atomic.Bool
+				wg       sync.WaitGroup
+				notSvd   atomic.Int64
+				others   = make(chan error, 8)
+				progress = make(chan struct{})
+				quit     = make(chan struct{})
+				finished = make(chan struct{})
 			)
 			for w := range 6 {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
 					buf := make([]ringflake.ID, 5)
-					for i := 0; i < 400 && !stopped.Load(); i++ {
+					for i := range 400 {
 						var err error
 						if w%2 == 0 {
 							var id ringflake.ID
@@ -276,15 +280,29 @@ func TestEveryTakePathStopsAtTheSavedMark(t *testing.T) {
 							others <- err
 							return
 						}
+						select {
+						case progress <- struct{}{}:
+						case <-quit:
+							return
+						}
 					}
 				}()
 			}
-			for i := 0; i < 2000 && notSvd.Load() < 50; i++ {
+			go func() {
+				wg.Wait()
+				close(finished)
+			}()
+		drive:
+			for i := 0; notSvd.Load() < 50; i++ {
 				tc.drive(clk, i)
-				runtime.Gosched() // let the issuers run between the driver's moves
+				select {
+				case <-progress: // a call completed
+				case <-finished: // every issuer made all its calls
+					break drive
+				}
 			}
-			stopped.Store(true)
-			wg.Wait()
+			close(quit)
+			<-finished
 			close(others)
 			for err := range others {
 				t.Errorf("unexpected error: %v", err)
