@@ -93,6 +93,7 @@ if [ -n "${STATIC:-}" ]; then
 set -eu
 dir=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$(mktemp -d /tmp/ringflake-manycore.XXXXXX)}
+mkdir -p "$out"
 cpus=${CPUS:-1,2,4,8,16}
 echo "== machine"
 uname -m; nproc
