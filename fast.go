@@ -33,15 +33,8 @@ func (g *Generator) fast(want uint64) (run, reading) {
 	if g.lease != nil && !g.lease.Held() {
 		return run{}, r
 	}
-	if r.now >= r.newest && r.now <= h {
-		v, n, ok := uint64(0), uint64(0), false
-		if e := g.ring.epoch.Load(); e == hotKey(r.now) && want <= g.ring.maxSeq+1 {
-			v, n, ok = g.ring.takeHot(r.now, want, e) // claim's first case, inlined
-		}
-		if !ok {
-			v, n = g.ring.takeRunAt(r.now, want, h)
-		}
-		if n > 0 {
+	if r.now >= r.newest {
+		if v, n := g.ring.takeRunAt(r.now, want, h); n > 0 {
 			if r.now > r.newest {
 				g.raise(r.now)
 			}

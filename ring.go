@@ -98,10 +98,10 @@ type ring struct {
 
 // maxHotSeqBits is the widest sequence a hot tick serves: next counts
 // past maxSeq while a used-up tick is still hot, and must never wrap
-// (see takeHot).
+// (see missed).
 const maxHotSeqBits = 40
 
-// overrun is where takeHot pulls next back to a used-up value: far above
+// overrun is where missed pulls next back to a used-up value: far above
 // any sequence number, far below a wrap.
 const overrun = 1 << 62
 
@@ -182,52 +182,50 @@ func (r *ring) room(t int64, v uint64) (first, last uint64, ok bool) {
 // first packed pair and how many (0: none), and whether the slot held a
 // later tick when it found no room. It is the one take primitive, and so
 // where both invariants of the ring hold (see ring): the hot tick takes
-// with one atomic add (takeHot), a later tick becomes the hot one (heat),
-// and an earlier tick — a rollback reusing, a tick cooled — takes with a
+// with one atomic add, a later tick becomes the hot one (heat), and an
+// earlier tick — a rollback reusing, a tick cooled — takes with a
 // compare-and-swap that only moves its slot forward (claimSlot). No tick
 // above ceil is issued.
+//
+// The hot case is written out here, not called: it is every Next's path.
 func (r *ring) claim(t int64, want uint64, ceil int64) (first, n uint64, later bool) {
 	if t < 0 || t > ceil {
 		return 0, 0, false
 	}
 	want = min(want, r.maxSeq+1) // what a tick has at most: next's adds stay far below a wrap
-	if r.hotOK && t < 1<<61 {    // hotKey(t) fits
-		switch e, h := r.epoch.Load(), hotKey(t); {
+	h := hotKey(t)               // no epoch equals it for t >= 1<<61, which never heats
+	for {
+		e := r.epoch.Load()
+		switch {
 		case e == h:
-			if first, n, ok := r.takeHot(t, want, e); ok {
-				return first, n, false
+			s := r.next.Add(want) - want
+			if r.epoch.Load() == e && s <= r.maxSeq {
+				return uint64(t+1)<<r.seqBits | s, min(want, r.maxSeq+1-s), false
 			}
-			// The epoch moved during the add: t cooled. Once the
-			// cooling is over, the slot has t's room back.
-			r.mu.Lock() // held by the cooling until it ends
-			r.mu.Unlock()
-			return r.claim(t, want, ceil)
-		case e < h:
-			return r.heat(t, want)
+			if r.missed(s, want, e) {
+				return 0, 0, false // used up
+			}
+			// The epoch moved during the add: t cooled. Once the cooling
+			// is over (it holds mu), the slot has t's room back.
+			r.mu.Lock()
+			r.mu.Unlock() // an empty critical section: it waits for the cooling
+			continue
+		case e < h && r.hotOK && t < 1<<61:
+			if first, n, later, heated := r.heat(t, want); !heated {
+				return first, n, later
+			}
+			continue // another call heated t meanwhile: take it hot
 		}
+		return r.claimSlot(t, want)
 	}
-	return r.claimSlot(t, want)
 }
 
 // hotKey is the epoch of tick t while it is hot.
 func hotKey(t int64) uint64 { return uint64(t+1) << 1 }
 
-// takeHot issues up to want pairs of the hot tick t, whose epoch read e,
-// with one atomic add on next. ok is false when the epoch moved before
-// the add was known to belong to t: nothing was issued, and what the add
-// took is counted in burned. It is small enough to inline into the fast
-// path: keep it so.
-func (r *ring) takeHot(t int64, want uint64, e uint64) (first, n uint64, ok bool) {
-	s := r.next.Add(want) - want // want <= maxSeq+1 (see claim)
-	if r.epoch.Load() != e || s > r.maxSeq {
-		return 0, 0, r.missed(s, want, e)
-	}
-	return uint64(t+1)<<r.seqBits | s, min(want, r.maxSeq+1-s), true
-}
-
-// missed is takeHot for an add that issued nothing: one whose epoch moved
-// (ok false; what it took of a counter counts as burned), or one past the
-// tick's last sequence number (ok true: the tick is used up).
+// missed is claim's hot case for an add that issued nothing: one whose
+// epoch moved (ok false; what it took of a counter counts as burned), or
+// one past the tick's last sequence number (ok true: the tick is used up).
 func (r *ring) missed(s, want, e uint64) (ok bool) {
 	if r.epoch.Load() != e {
 		if s <= r.maxSeq {
@@ -256,16 +254,17 @@ func (r *ring) pullBack() {
 // heat makes tick t, later than the hot tick, the hot one and issues up
 // to want of its pairs: it cools the hot tick, claims every pair room
 // leaves t in t's slot, and starts next after the pairs it issues. When t
-// has no room the ring is left with no hot tick.
-func (r *ring) heat(t int64, want uint64) (first, n uint64, later bool) {
+// has no room the ring is left with no hot tick. It reports heated when
+// another call made t hot first (claim then takes it hot).
+func (r *ring) heat(t int64, want uint64) (first, n uint64, later, heated bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch e, h := r.epoch.Load(), hotKey(t); {
-	case e == h: // another call heated t meanwhile
-		first, n, _ = r.takeHot(t, want, e) // under mu the epoch stays
-		return first, n, false
+	case e == h:
+		return 0, 0, false, true
 	case e > h: // a later tick is hot, or the ring is sealed
-		return r.claimSlot(t, want)
+		first, n, later = r.claimSlot(t, want)
+		return first, n, later, false
 	}
 	r.cool()
 	slot := &r.slots[t&ringMask]
@@ -273,7 +272,7 @@ func (r *ring) heat(t int64, want uint64) (first, n uint64, later bool) {
 		v := slot.Load()
 		first, last, ok := r.room(t, v)
 		if !ok {
-			return 0, 0, v > last
+			return 0, 0, v > last, false
 		}
 		if slot.CompareAndSwap(v, last) {
 			if r.tick(v) < t {
@@ -282,7 +281,7 @@ func (r *ring) heat(t int64, want uint64) (first, n uint64, later bool) {
 			n = min(want, last-first+1)
 			r.next.Store(first&r.maxSeq + n)
 			r.epoch.Store(hotKey(t))
-			return first, n, false
+			return first, n, false, false
 		}
 	}
 }
