@@ -49,7 +49,8 @@ const (
 //
 // An add belongs to the hot tick when the epoch reads the same before and
 // after it: the epoch only grows ((tick+1)<<1 while the tick is hot, one
-// more while no tick is), and heat swaps next only while the epoch is odd,
+// more while no tick is), and next changes hands (cool swaps it out, heat
+// stores the new tick's start) only while the epoch is odd,
 // so an add between two equal even readings hit that tick's counter. An
 // add that sees the epoch move is dropped; what it took of a counter is
 // counted in burned.
