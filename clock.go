@@ -1,7 +1,6 @@
 package ringflake
 
 import (
-	"context"
 	"sync/atomic"
 	"time"
 )
@@ -58,17 +57,6 @@ const preciseWait = 10 * time.Millisecond
 // looks at its context again: the longest a cancelled wait goes on.
 const cancelSlice = time.Millisecond
 
-// sleepTimer waits until timer fires or ctx is done, and returns ctx.Err()
-// if ctx was.
-func sleepTimer(ctx context.Context, timer <-chan time.Time) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer:
-		return nil
-	}
-}
-
 // timeSource turns a Clock into elapsed nanoseconds since the layout's
 // epoch, and into ticks. With a monotonicClock it estimates the wall clock
 // as the monotonic reading plus the offset measured at the last re-sync,
@@ -95,17 +83,22 @@ type timeSource struct {
 	window atomic.Int64 // how long the wall read of the last re-sync took, in monotonic time
 	last   atomic.Int64 // without a monotonic clock: the previous reading
 	wall   atomic.Int64 // the wall reading of the last re-sync
-	// freezes counts the times the wall clock was seen to stand still
-	// while the monotonic clock ran on (a re-sync found it where the
-	// previous one had left it, a tick or more of monotonic time later);
-	// frozen is set while it stands still, so that one freeze counts once.
+	// freezes counts the times the wall clock was seen to stand still, or
+	// to run slower than the monotonic clock, without going back (a
+	// re-sync found it where the previous one had left it, or not as far
+	// on as the monotonic time since, by a tick or more); frozen is set
+	// while that lasts, so that one freeze counts once; still is set
+	// while a re-sync finds the wall exactly where the previous one left
+	// it.
 	freezes atomic.Uint64
 	frozen  atomic.Bool
+	still   atomic.Bool
 	// high is the greatest tick the wall clock was read at (at a re-sync,
 	// or at every read without a monotonic clock): a reading taken after
 	// it and behind it means the clock stepped back (steppedBack).
 	high   atomic.Int64
 	stats  *counters     // where rollbacks seen are counted
+	onStep func()        // called when a step back is seen: waiting calls decide again
 	newest *atomic.Int64 // the generator's newest tick, to tell whether a step left the clock behind it
 }
 
@@ -153,6 +146,7 @@ func (s *timeSource) readTick() (e, tick int64) {
 		// a step back of a whole tick or more counts as one.
 		if prev := s.last.Swap(e); prev > e && prev-e >= s.unit {
 			s.stats.seeRollback(prev-e, tick < s.newest.Load())
+			s.stepped()
 		}
 		if tick > s.high.Load() {
 			storeMax(&s.high, tick)
@@ -177,32 +171,54 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 	e = int64(s.clock.Now().Sub(s.epoch))
 	w := s.monotonic() - m // how long reading the wall clock took
 	tick = floorDiv(e, s.unit)
-	// The estimate minus the reading is how far the wall clock stepped
-	// back since the last re-sync. The offset is e-m, so an estimate runs
-	// ahead by up to the time the wall read took; count a step only when
-	// it is larger than that and crosses into an earlier tick than the
-	// estimate's. A wall clock that reads exactly what it read at the
-	// last re-sync did not step back: it stood still (a freeze), and
-	// counts as one. (A freeze that began after the last re-sync, when
-	// the wall had moved on a little, still counts once as a step back of
-	// less than a tick: from two readings the two cannot be told apart.)
+	// The estimate minus the reading is how far the wall clock fell
+	// behind the monotonic clock since the last re-sync. The offset is
+	// e-m, so an estimate runs ahead by up to the time the wall read took;
+	// count an anomaly only when it is larger than that and crosses into
+	// an earlier tick than the estimate's. A wall clock that reads less
+	// than it read at the last re-sync stepped back: a rollback. One that
+	// reads what it read then, or more but less than the monotonic time
+	// that passed, stood still for a while (a freeze) — or stepped back by
+	// less than that time, which two readings cannot tell from a freeze —
+	// and counts as one freeze, unless it now reads behind an ID issued
+	// (at a tick the estimate reached before the re-sync): then the
+	// strategy meets a rollback, and it counts as one.
 	prev, prevW, prevWall := s.offset.Swap(e-m), s.window.Swap(w), s.wall.Swap(e)
 	est := m + prev
-	if back := est - e; back > max(w, prevW) && floorDiv(est, s.unit) > tick {
-		if e != prevWall {
-			s.stats.seeRollback(back, tick < s.newest.Load())
-		} else if !s.frozen.Swap(true) {
+	back := est - e
+	switch behind := tick < s.newest.Load(); {
+	case back <= max(w, prevW) || floorDiv(est, s.unit) <= tick:
+		if e != prevWall && s.frozen.Load() {
+			s.frozen.Store(false) // the wall runs again
+		}
+	case e < prevWall || e != prevWall && behind:
+		s.stats.seeRollback(back, behind)
+		s.stepped()
+	case e == prevWall:
+		s.still.Store(true)
+		if !s.frozen.Swap(true) {
+			s.freezes.Add(1)
+		}
+	default: // it moved, less than the monotonic clock
+		if !s.frozen.Swap(true) {
 			s.freezes.Add(1)
 		}
 	}
-	if e != prevWall && s.frozen.Load() {
-		s.frozen.Store(false)
+	if e != prevWall && s.still.Load() {
+		s.still.Store(false)
 	}
 	s.synced.Store(tick)
 	if tick > s.high.Load() {
 		storeMax(&s.high, tick)
 	}
 	return e, tick
+}
+
+// stepped tells the waiting calls that the clock stepped back.
+func (s *timeSource) stepped() {
+	if s.onStep != nil {
+		s.onStep()
+	}
 }
 
 // steppedBack reports whether the clock reads behind a tick it was read at
@@ -216,12 +232,13 @@ func (s *timeSource) steppedBack() bool {
 }
 
 // stoodStill reports whether the clock stood still between the reading
-// before a wait and e, the reading after it: a wall reading that equals
-// the one before, or — with a monotonicClock, whose reading after the
-// wait may be an estimate — a wall clock that the last re-sync found
-// where the one before had left it. A clock that moved at all, backwards
-// or forwards by less than the wait, did not stand still: from the
-// readings alone that is a step back.
+// before a wait and e, the reading after it, rather than stepping back:
+// a wall reading no earlier than the one before (it stood still all the
+// time or part of it, or stepped back by less than the wait, which the
+// readings cannot tell apart) or — with a monotonicClock, whose reading
+// before the wait may be an estimate a little ahead of the wall — a wall
+// clock that the last re-sync found exactly where the one before had
+// left it.
 func (s *timeSource) stoodStill(e, before int64) bool {
-	return e == before || (s.mono != nil && s.frozen.Load())
+	return e >= before || (s.mono != nil && s.still.Load())
 }

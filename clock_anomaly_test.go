@@ -139,3 +139,38 @@ func TestTickWaitOnAStillClockIsAFreeze(t *testing.T) {
 		})
 	}
 }
+
+// A wall clock that stands still 3 ms of a call's 10 ms wait for the next
+// tick is a freeze, never a rollback: it was reported as "clock moved
+// backwards … 3ms behind the newest ID issued, at 00.010" (Stats.Rollbacks
+// 1, Freezes 0) although no ID was issued at 00.010. Under "error" the
+// call fails with ErrClockFrozen, 3 ms short of the tick it waited for.
+func TestPartlyStillClockDuringATickWaitIsAFreeze(t *testing.T) {
+	layout := ringflake.SonyflakeLayout()
+	for _, mode := range clockModes(layout.Spec().Unit) {
+		t.Run(mode.name, func(t *testing.T) {
+			clk := simclock.New(start)
+			g, err := ringflake.New(1, ringflake.WithClock(mode.wrap(clk)), ringflake.WithLayout(layout), ringflake.WithStrategy(strategies.Error()))
+			require.NoError(t, err)
+			for range layout.MaxSequence() + 1 { // use up the tick at 00.000
+				_, err := g.Next()
+				require.NoError(t, err)
+			}
+			clk.Freeze(3 * time.Millisecond)
+			_, err = g.Next()
+			require.NotErrorIs(t, err, ringflake.ErrClockRollback)
+			require.ErrorIs(t, err, ringflake.ErrClockFrozen)
+			var fe *strategies.FrozenError
+			require.ErrorAs(t, err, &fe)
+			assert.Equal(t, 3*time.Millisecond, fe.Behind, "short of the tick it waited for")
+			st := g.Stats()
+			assert.Zero(t, st.Rollbacks)
+			if mode.name == "monotonic" {
+				assert.Equal(t, uint64(1), st.Freezes, "the re-sync after the wait saw the wall fall behind the monotonic clock")
+			}
+			id, err := g.Next() // the next call waits for the tick as usual
+			require.NoError(t, err)
+			assert.Equal(t, start.Add(layout.Spec().Unit), id.Time(layout))
+		})
+	}
+}

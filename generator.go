@@ -231,7 +231,8 @@ func newGenerator(node int64, cfg config, now time.Time) *Generator {
 	g.floor.Store(-1)
 	g.observedLead.Store(-1)
 	g.src.init(cfg.clock, now, l.epoch, l.unit, &g.stats, &g.newest)
-	g.waits.start = g.src.start
+	g.waits.init(g.src.start)
+	g.src.onStep = g.waits.wakeStep
 	return g
 }
 
@@ -316,20 +317,20 @@ func (g *Generator) NextN(ctx context.Context, ids []ID) (n int, err error) {
 }
 
 // Close ends the generator: later calls fail with [ErrClosed], and so do
-// calls waiting for a tick, when their wait ends — at once for the short
-// waits (up to 10 ms) of a generator on the system clock on Linux, where
-// only the caller sleeping in the kernel for the others ends its current
-// slice first; otherwise (a restart's reservation, longer strategy waits,
-// a clock given with [WithClock], other systems) when the wait's time is
-// up or its context ends. It may run concurrently with calls in flight:
-// it seals the ring, so that no call can issue an ID after it, and learns
-// from the ring the newest tick any call issued. With a [MarkStore] it
-// then waits for a save in flight and saves the exact high-water mark —
-// that newest tick rather than the mark written ahead — so that a clean
-// restart need not wait out the lead of the ahead mark (a crash leaves the
-// ahead mark, which is safe); a run that issued nothing leaves the mark of
-// nothing issued, and a run that saved no mark of its own (it issued
-// nothing past the previous run's mark) leaves the store as it was. It releases a store New held. Closing twice returns
+// calls waiting for a tick or for their strategy, at once, on any clock
+// (on the system clock the one caller sleeping in the kernel for the
+// others ends its current slice first, at most 10 ms). It may run
+// concurrently with calls in flight: it seals the ring, so that no call
+// can issue an ID after it, and learns from the ring the newest tick any
+// call issued. With a [MarkStore] it then waits for a save in flight and
+// saves the exact high-water mark — that newest tick rather than the mark
+// written ahead — so that a clean restart need not wait out the lead of
+// the ahead mark (a crash leaves the ahead mark, which is safe); a run
+// that issued nothing leaves the mark of nothing issued, and a run that
+// saved no mark of its own (it issued nothing past the previous run's
+// mark) leaves the store as it was. A run that started inside a previous
+// run's reservation keeps it a reservation: the mark's Since stays what
+// this run knew of. It releases a store New held. Closing twice returns
 // nil the second time. It returns the store's error, or ctx's.
 // Close frees the node id for another generator of this process (see
 // [ErrNodeInUse]), also when it fails.

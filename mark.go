@@ -308,9 +308,9 @@ func (g *Generator) markOf(limit, since int64) Mark {
 }
 
 // openMark sets up the generator's high-water mark in the store cfg
-// gives: it holds the store if the store is held (it has Hold and Release), loads the
-// previous run's mark, and saves this run's first one when the clock (at
-// tick now) is past it.
+// gives: it holds the store first when the store has Hold and Release
+// methods, then loads the previous run's mark, and saves this run's
+// first one when the clock (at tick now) is past it.
 func (g *Generator) openMark(cfg config, now int64) error {
 	unit := g.layout.unit
 	ahead := int64(cfg.ahead / unit)

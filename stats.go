@@ -20,15 +20,19 @@ type Stats struct {
 	// back, and LargestRollback the largest step. With a Monotonic clock
 	// (see Clock) a step is measured against the monotonic clock when the generator
 	// re-syncs, once per tick, and counts when it moves the reading into
-	// an earlier tick. Without one, readings are compared call to call,
+	// an earlier tick and the wall reads less than at the previous re-sync
+	// (or behind an ID issued); a wall that moved on, only less than the
+	// monotonic clock, is a freeze. Without one, readings are compared call to call,
 	// and only steps of a whole tick or more count (concurrent calls read
 	// the clock in no particular order).
 	Rollbacks       uint64
 	LargestRollback time.Duration
 
 	// Freezes is the number of times the wall clock was seen to stand
-	// still while the monotonic clock ran on (with a Monotonic clock, at a
-	// re-sync); a freeze is not counted in Rollbacks.
+	// still, or to run on slower than the monotonic clock, without going
+	// back (with a Monotonic clock, at a re-sync); a freeze is not counted
+	// in Rollbacks. (From two readings a step back smaller than the time
+	// between them cannot be told from a freeze: it counts as one.)
 	Freezes uint64
 
 	// RingReuses is the number of IDs issued at a tick earlier than the

@@ -265,15 +265,23 @@ func TestRollbackHookSeesBatches(t *testing.T) {
 func TestRollbackHookIgnoresStepsThatLeaveNothingBehind(t *testing.T) {
 	var events []ringflake.RollbackEvent
 	g, clk := newStatsGen(t, "logical:1s", ringflake.WithRollbackHook(func(e ringflake.RollbackEvent) { events = append(events, e) }))
-	_, err := g.Next()
+	// A step back is told from a clock that stood still by the wall
+	// reading less than it read before, so each step follows a reading
+	// (Observe reads the clock) and goes below it; the monotonic clock then
+	// moves a tick, so that the next call reads the wall again.
+	first, err := g.Next()
 	require.NoError(t, err)
 	clk.Add(10 * time.Millisecond)
+	require.NoError(t, g.Observe(first))
 	clk.Step(-3 * time.Millisecond) // idle: still 7 ms past the newest ID
+	clk.Add(time.Millisecond)
 	_, err = g.Next()
 	require.NoError(t, err)
 	clk.Add(10 * time.Millisecond)
+	require.NoError(t, g.Observe(first))
 	clk.Step(-5 * time.Millisecond) // idle again: 5 ms past the newest ID
-	for range 3 * 4096 {            // saturate: the logical strategy borrows ticks
+	clk.Add(time.Millisecond)
+	for range 3 * 4096 { // saturate: the logical strategy borrows ticks
 		_, err = g.Next()
 		require.NoError(t, err)
 	}

@@ -9,7 +9,10 @@ import (
 
 // sleep waits d on the generator's clock, counted from the reading e (ns
 // since the epoch) it was computed from, or until ctx is done, and returns
-// ctx.Err() if it was. A generator on the system clock waits up to
+// ctx.Err() if it was. It returns early, with nil, when the generator is
+// closed or another call sees the clock step (the caller then decides
+// again). Deadlines are on the monotonic clock, and no wait lasts more
+// than d from when it starts. A generator on the system clock waits up to
 // preciseWait in its waitq, until the monotonic instant of e plus d, so
 // that callers waiting for one tick share one deadline however long they
 // took to get here; longer waits, and waits on any other clock, go
@@ -22,9 +25,24 @@ func (g *Generator) sleep(ctx context.Context, e int64, d time.Duration) error {
 		return nil
 	}
 	if g.src.sys && d <= preciseWait && kernelSleep {
-		return g.waits.wait(ctx, e-g.src.offset.Load()+int64(d))
+		// The monotonic instant of e is now less the time since e, as
+		// the estimate tells it. After another call re-synced across a
+		// step, the estimate's offset is not the one e was read with:
+		// the deadline is then at most d from now, never the step's
+		// size.
+		m := g.src.monotonic()
+		left := min(max(e+int64(d)-(m+g.src.offset.Load()), 0), int64(d))
+		return g.waits.wait(ctx, m+left)
 	}
-	return sleepTimer(ctx, g.src.clock.After(d))
+	step, done := g.waits.signals()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-g.src.clock.After(d):
+	case <-step: // the clock stepped: decide again
+	case <-done: // closed
+	}
+	return nil
 }
 
 // waitq lets the callers of a generator on the system clock wait short
@@ -50,6 +68,36 @@ type waitq struct {
 	waiting  []*waiter
 	sleepers []*sleeper // callers or goroutines sleeping in the kernel for the queue
 	closed   bool       // the generator is closed: nobody waits any more
+	// step is closed (and replaced) when a call sees the clock step, and
+	// done when the generator closes: they end the waits on a clock's
+	// After (see Generator.sleep). Both are made by init.
+	step, done chan struct{}
+}
+
+// init readies q for a generator whose monotonic clock started at start.
+func (q *waitq) init(start time.Time) {
+	q.start = start
+	q.step, q.done = make(chan struct{}), make(chan struct{})
+}
+
+// signals returns the channels that end a wait on a clock's After: the
+// one closed at the next step, and the one closed by Close.
+func (q *waitq) signals() (step, done <-chan struct{}) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.step, q.done
+}
+
+// wakeStep wakes every waiting caller, on the queue and on a clock's
+// After, so that each decides again: a call saw the clock step.
+func (q *waitq) wakeStep() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.step != nil {
+		close(q.step)
+		q.step = make(chan struct{})
+	}
+	q.wakeWaiting()
 }
 
 // sleeper is a thread sleeping in the kernel for the queue.
@@ -262,7 +310,16 @@ func (q *waitq) remove(w *waiter) bool {
 func (q *waitq) wakeAll() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if !q.closed && q.done != nil {
+		close(q.done)
+	}
 	q.closed = true
+	q.wakeWaiting()
+}
+
+// wakeWaiting wakes and removes every caller waiting in the queue. q.mu
+// is held.
+func (q *waitq) wakeWaiting() {
 	for _, w := range q.waiting {
 		w.done <- struct{}{}
 	}

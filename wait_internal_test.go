@@ -128,3 +128,36 @@ func TestWaitqWakeAll(t *testing.T) {
 	wg.Wait()
 	require.NoError(t, q.wait(context.Background(), at), "a closed queue does not wait")
 }
+
+// After another call re-synced across a step back of 300 ms, a short wait
+// computed from a reading taken before the re-sync lasts at most its own
+// length: its deadline was the reading's instant under the new offset,
+// 300 ms later, and the caller sleeping for it in the kernel could not be
+// ended by Close either.
+func TestShortWaitAfterAStepLastsWhatItSays(t *testing.T) {
+	g, err := New(922) // the system clock: short waits go through the waitq
+	require.NoError(t, err)
+	defer g.Close(context.Background())
+	e, _ := g.src.readTick()
+	g.src.offset.Add(-int64(300 * time.Millisecond)) // what a re-sync across a step back of 300 ms leaves
+	const d = 2 * time.Millisecond
+	done := make(chan error, 1)
+	go func() { done <- g.sleep(context.Background(), e, d) }()
+	var left int64 // the deadline of the wait, from when the test saw it
+	require.Eventually(t, func() bool {
+		select {
+		case err := <-done:
+			require.NoError(t, err)
+			return true // over already
+		default:
+		}
+		g.waits.mu.Lock()
+		defer g.waits.mu.Unlock()
+		if len(g.waits.waiting) == 0 {
+			return false
+		}
+		left = g.waits.waiting[0].at - g.waits.now()
+		return true
+	}, time.Minute, 50*time.Microsecond)
+	assert.LessOrEqual(t, left, int64(d), "the wait's deadline is at most d away")
+}

@@ -117,28 +117,34 @@ func peakThreads(stop <-chan struct{}) int {
 	}
 }
 
-// A caller waits for the next tick and the clock steps back by half a tick
-// during the wait: the step is a rollback like any other, and the strategy
-// decides at once — error and ring fail fast, wait:5ms waits out the half
-// tick, the default chain too (the ring has nothing spare) — instead of
-// every strategy waiting a tick and a half.
+// A caller waits for the next tick and the clock steps back during the
+// wait: the strategy decides at once — error and ring fail fast, wait:5ms
+// waits out the rest, the default chain too (the ring has nothing spare)
+// — instead of every strategy waiting a tick and a half. A step back that
+// takes the clock below the reading the wait began at is a rollback. A
+// step of half a tick that leaves it above that reading reads exactly as
+// a clock that stood still for half the wait (the generator reads nothing
+// while it waits): a freeze, and error and ring fail with ErrClockFrozen.
 func TestStepDuringTickWaitIsARollback(t *testing.T) {
 	for _, tc := range []struct {
 		strategy string
+		step     time.Duration // at 500 µs of the wait for the tick at 1 ms
 		fails    bool
 		stall    time.Duration // of the call that waited
 	}{
-		{"error", true, time.Millisecond},
-		{"ring", true, time.Millisecond},
-		{"wait:5ms", false, 1500 * time.Microsecond},
-		{"ring,wait:5ms,error", false, 1500 * time.Microsecond},
-		{"logical:1s", false, 0}, // borrows the next tick instead of waiting
+		{"error", -500 * time.Microsecond, true, time.Millisecond},
+		{"ring", -500 * time.Microsecond, true, time.Millisecond},
+		{"wait:5ms", -500 * time.Microsecond, false, 1500 * time.Microsecond},
+		{"ring,wait:5ms,error", -500 * time.Microsecond, false, 1500 * time.Microsecond},
+		{"logical:1s", -500 * time.Microsecond, false, 0}, // borrows the next tick instead of waiting
+		{"error", -1500 * time.Microsecond, true, time.Millisecond},
+		{"wait:5ms", -1500 * time.Microsecond, false, 2500 * time.Microsecond},
 	} {
-		t.Run(tc.strategy, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%v", tc.strategy, tc.step), func(t *testing.T) {
 			s, err := strategies.Parse(tc.strategy)
 			require.NoError(t, err)
 			clk := simclock.New(start)
-			require.NoError(t, clk.Schedule(simclock.Event{At: 500 * time.Microsecond, Kind: simclock.Step, D: -500 * time.Microsecond}))
+			require.NoError(t, clk.Schedule(simclock.Event{At: 500 * time.Microsecond, Kind: simclock.Step, D: tc.step}))
 			g, err := ringflake.New(1, ringflake.WithClock(clk), ringflake.WithStrategy(s))
 			require.NoError(t, err)
 			for range 4096 { // use up the first tick
@@ -148,10 +154,20 @@ func TestStepDuringTickWaitIsARollback(t *testing.T) {
 			before := clk.Monotonic()
 			id, err := g.Next()
 			assert.Equal(t, tc.stall, clk.Monotonic()-before, "stall")
+			behind := time.Millisecond - (time.Millisecond + tc.step) // short of the tick it waited for
+			if tc.fails && tc.step > -time.Millisecond {
+				var fe *strategies.FrozenError
+				require.ErrorAs(t, err, &fe)
+				require.NotErrorIs(t, err, ringflake.ErrClockRollback)
+				assert.Equal(t, behind, fe.Behind)
+				assert.Zero(t, g.Stats().Rollbacks)
+				return
+			}
 			if tc.fails {
 				var re *strategies.RollbackError
 				require.ErrorAs(t, err, &re)
-				assert.Equal(t, 500*time.Microsecond, re.Behind, "behind the tick it waited for")
+				assert.Equal(t, behind, re.Behind)
+				assert.Equal(t, uint64(1), g.Stats().Rollbacks)
 				return
 			}
 			require.NoError(t, err)
