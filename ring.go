@@ -493,7 +493,15 @@ func (r *ring) reused() uint64 {
 func (r *ring) burn(t int64, target uint64) (uint64, bool) {
 	r.mu.Lock() // the hot tick stays the hot tick meanwhile
 	defer r.mu.Unlock()
-	if r.epoch.Load() == hotKey(t) {
+	e := r.epoch.Load()
+	if hot := int64(e>>1) - 1; e&1 == 0 && hot < t && hot&ringMask == t&ringMask {
+		// t takes the hot tick's slot over: the hot tick cools first, so
+		// that what it issued is in the slot the later tick retires, and
+		// it issues no more once its slot holds a later tick (the slot
+		// rule: no room at a tick whose slot holds a later one).
+		r.cool()
+	}
+	if e == hotKey(t) {
 		after := target&r.maxSeq + 1 // the first sequence number left
 		for {
 			v := r.next.Load()
