@@ -323,10 +323,14 @@ func (g *Generator) await(ctx context.Context, c *call, s strategies.Situation, 
 		g.line.mu.Unlock()
 		c.place = nil
 	}
-	c.expect, c.slept = c.e+int64(p.d), p.d
-	if err := g.sleep(ctx, c.e, p.d); err != nil {
+	before := c.e
+	slept, err := g.sleep(ctx, c.e, p.d)
+	if err != nil {
 		return err
 	}
+	// A wait a step or Close ended early counts as long as it lasted.
+	p.d = slept
+	c.expect, c.slept = before+int64(slept), slept
 	if p.asked {
 		c.waited += p.d
 	}
