@@ -39,8 +39,10 @@
 //	causal       the newest ID a request has seen, carried in an HTTP header
 //
 // A [Generator] remembers what it issued in a ring of 256 slots indexed by
-// tick mod 256 and takes every ID from it with one compare-and-swap, so it
-// never issues an ID twice whatever its clock does. When the clock reads
+// tick mod 256 and takes every ID from it — with one atomic add at the
+// clock's tick, whose slot it holds whole, or one compare-and-swap that
+// only moves a slot forward — so it never issues an ID twice whatever its
+// clock does. When the clock reads
 // earlier than the newest ID issued, the generator's strategy (package
 // strategies) decides what happens:
 //

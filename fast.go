@@ -1,6 +1,6 @@
 package ringflake
 
-// The fast path issues an ID without asking the strategy: at the clock's
+// The fast path issues IDs without asking the strategy: at the clock's
 // tick when it has room, or from the range the first strategy chose for
 // this same situation (the lane). Everything else is the slow path's.
 
@@ -17,43 +17,19 @@ type run struct {
 	first, n uint64
 }
 
-// fast issues one ID on the fast path. When it cannot (ok is false) it
-// returns what it read.
-func (g *Generator) fast() (id ID, ok bool, r reading) {
+// fast issues up to want IDs of one tick on the fast path: at the
+// clock's tick — usually the ring's hot tick, taken with one atomic add —
+// or from the range the first strategy chose for this same situation (the
+// lane). It returns an empty run, and what it read, when it cannot issue.
+func (g *Generator) fast(want uint64) (run, reading) {
 	// newest first: every tick in it was then stamped from an earlier
 	// reading (or borrowed), so a call delayed between reading the clock
 	// and loading newest cannot mistake another call's later tick for a
 	// rollback.
-	r.newest = g.newest.Load()
-	r.e, r.now = g.src.readTick()
-	h := g.horizon.Load() // the ceiling of the fast path's takes
-	if g.lease != nil && !g.lease.Held() {
-		return 0, false, r
-	}
-	if r.now >= r.newest {
-		if v, n := g.ring.takeRunAt(r.now, 1, h); n > 0 {
-			if r.now > r.newest {
-				g.raise(r.now)
-			}
-			return g.id(v), true, r
-		}
-	}
-	if r.now > h || r.now < 0 {
-		return 0, false, r // past the horizon the slow path saves the next mark
-	}
-	if v, n := g.fromLane(r, h, 1); n > 0 {
-		return g.id(v), true, r
-	}
-	return 0, false, r
-}
-
-// fastRun is fast for up to want IDs of one tick, taken with one atomic
-// operation. It returns an empty run when it cannot issue.
-func (g *Generator) fastRun(want uint64) (run, reading) {
 	var r reading
 	r.newest = g.newest.Load()
 	r.e, r.now = g.src.readTick()
-	h := g.horizon.Load()
+	h := g.horizon.Load() // the ceiling of the fast path's takes
 	if g.lease != nil && !g.lease.Held() {
 		return run{}, r
 	}
@@ -66,7 +42,7 @@ func (g *Generator) fastRun(want uint64) (run, reading) {
 		}
 	}
 	if r.now > h || r.now < 0 {
-		return run{}, r
+		return run{}, r // past the horizon the slow path saves the next mark
 	}
 	v, n := g.fromLane(r, h, want)
 	return run{v, n}, r

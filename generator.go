@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ringflake/ringflake/internal/calltrace"
 	"github.com/ringflake/ringflake/strategies"
 )
 
@@ -28,9 +29,10 @@ import (
 // call that fails allocates its error.
 //
 // Every ID comes from the generator's ring (256 slots, one per tick
-// residue) through an atomic compare-and-swap that only moves a slot
-// forward, so a generator never issues the same ID twice, whatever its
-// clock does. Within that guarantee its strategy decides what happens when
+// residue): at the clock's tick through one atomic add on the counter of
+// the tick, whose slot it holds whole; at other ticks through an atomic
+// compare-and-swap that only moves a slot forward. So a generator never
+// issues the same ID twice, whatever its clock does. Within that guarantee its strategy decides what happens when
 // the clock reads earlier than the newest ID issued: see package
 // strategies.
 //
@@ -46,10 +48,10 @@ import (
 // sleep one per distinct deadline under way (the next tick's, a
 // rollback's end), not one per caller.
 //
-// While calls from several goroutines collide on the ring, the generator
-// serialises them with a mutex, which on multi-core machines issues more
-// IDs per second than letting them fight over one cache line; it goes back
-// to lock-free calls after a tick without collisions.
+// The clock's tick is the ring's hot tick: calls take its sequence
+// numbers with one atomic add, which never retries, so calls from many
+// goroutines share the tick without a lock and without contending
+// retries.
 //
 // With a clock that has a Monotonic method (see [Clock]; the default
 // system clock has one), the generator reads the cheap monotonic clock
@@ -61,44 +63,50 @@ import (
 // issues nothing: its calls fail with an error matching [ErrClosed], its
 // Stats are zero and Close returns nil.
 type Generator struct {
-	ring    ring
+	// Issuing: read or written on every call.
+	ring    ring         // every pair issued, and the hot tick (ring.go)
 	newest  atomic.Int64 // greatest tick issued, -1 before the first ID
 	horizon atomic.Int64 // greatest tick the fast path may issue at (horizon.go)
 	lane    lane         // the first strategy's plan for the current situation (lane.go)
-	src     timeSource
+	src     timeSource   // the clock, read as ticks (clock.go)
 	closed  atomic.Bool
 
+	// The layout and node, unpacked to compose IDs and bound ticks.
+	layout    Layout
+	node      int64
 	nodePart  int64 // node in its place: node << the layout's nodeShift
 	timeShift uint8 // the layout's field order, for id: see Layout
 	seqShift  uint8
 	last      int64 // the layout's last tick
-	stable    bool  // the first strategy is TickStable: its plans may go in the lane
-	maxLead   int64 // the most ticks an ID may lead the clock past the newest (a lease's bound)
-	forward   int64 // the most ticks an observed ID may lead the clock (WithMaxForward)
 
-	// floor is the tick below which no ID may be issued any more because
-	// of an ID Observe followed (observe.go), -1 without one: the
-	// greatest observed ID's tick.
-	floor atomic.Int64
+	// The strategy, and the bounds on how far IDs may lead the clock.
+	strategy strategies.Strategy
+	steps    []strategies.Strategy // the strategy's steps (a chain's, or itself)
+	stable   bool                  // the first step is TickStable: its plans may go in the lane
+	maxLead  int64                 // the most ticks an ID may lead the clock past the newest (a lease's bound)
+	forward  int64                 // the most ticks an observed ID may lead the clock (WithMaxForward)
 
-	// observedLead is the greatest tick an observed ID had when it was above the
-	// newest tick (-1 without one): while the clock reads behind it, calls
-	// issue at it and the tick after it, not further (observe.go).
+	// Observe (observe.go). floor is the tick below which no ID may be
+	// issued any more, -1 without one: the greatest observed ID's tick.
+	// observedLead is the greatest tick an observed ID had when it was
+	// above the newest tick (-1 without one): while the clock reads
+	// behind it, calls issue at it and the tick after it, not further.
+	floor        atomic.Int64
 	observedLead atomic.Int64
 
-	serial serial     // serial mode while calls collide (serial.go)
-	line   line       // callers waiting for a tick, in order (line.go)
-	waits  waitq      // the sleeping of waiting callers on the system clock (wait.go)
-	hmu    sync.Mutex // recomputing the horizon
+	// Waiting callers.
+	line  line  // callers waiting for a tick, in order (line.go)
+	waits waitq // the sleeping of waiting callers on the system clock (wait.go)
 
-	hooks    []func(RollbackEvent)
-	stats    counters
-	lease    Lease   // nil without WithLease
-	mark     *marker // nil without a MarkStore
-	steps    []strategies.Strategy
-	strategy strategies.Strategy
-	layout   Layout
-	node     int64
+	// What outlives the process, and who may issue.
+	mark  *marker    // the saved high-water mark (mark.go); nil without a MarkStore
+	hmu   sync.Mutex // recomputing the horizon from the mark
+	lease Lease      // nil without WithLease
+
+	// Telling what happened.
+	stats  counters              // Stats (stats.go)
+	hooks  []func(RollbackEvent) // rollback events (events.go)
+	tracer calltrace.Tracer      // the clock, when it is one: told every wait (the replay of package scenario)
 }
 
 // New returns a generator issuing IDs for node, a number in
@@ -142,32 +150,12 @@ type Generator struct {
 //     [Generator.Close] frees the node; so does the garbage collector,
 //     once a generator that was not closed is unreachable.
 func New(node int64, opts ...Option) (*Generator, error) {
-	cfg := config{layout: TwitterLayout(), strategy: strategies.Default(), ahead: DefaultMarkAhead, maxForward: defaultMaxForward}
-	for _, o := range opts {
-		if o == nil {
-			invalidOption(&cfg, "nil Option")
-			continue
-		}
-		o.apply(&cfg)
-	}
-	if cfg.err != nil {
-		return nil, cfg.err
-	}
-	l := cfg.layout
-	if l.IsZero() {
-		return nil, &LayoutError{Field: "Layout", Reason: "zero value; use a preset, NewLayout or ParseLayout"}
-	}
-	if err := l.checkNode(node); err != nil {
+	cfg, err := configure(node, opts)
+	if err != nil {
 		return nil, err
-	}
-	if err := strategies.Validate(cfg.strategy, l.unit); err != nil {
-		return nil, err
-	}
-	if cfg.clock == nil {
-		cfg.clock = systemClock{start: time.Now()}
 	}
 	now := cfg.clock.Now()
-	switch tick := l.Tick(now); {
+	switch l, tick := cfg.layout, cfg.layout.Tick(now); {
 	case tick < 0:
 		_, sys := cfg.clock.(systemClock)
 		return nil, &timeError{err: ErrBeforeEpoch, at: now, edge: l.epoch, bubble: sys && bubbled(now)}
@@ -177,41 +165,14 @@ func New(node int64, opts ...Option) (*Generator, error) {
 	if err := cfg.useLease(node); err != nil {
 		return nil, err
 	}
-	g := &Generator{
-		nodePart:  node << l.nodeShift,
-		timeShift: l.timeShift,
-		seqShift:  l.seqShift,
-		last:      l.MaxTick(),
-		maxLead:   math.MaxInt64,
-		forward:   int64(cfg.maxForward / l.unit),
-		lease:     cfg.lease,
-		hooks:     cfg.hooks,
-		steps:     strategies.Flatten(cfg.strategy),
-		strategy:  cfg.strategy,
-		layout:    l,
-		node:      node,
-	}
-	if ts, ok := g.steps[0].(strategies.TickStable); ok {
-		g.stable = ts.TickStable()
-	}
-	if b, ok := cfg.lease.(interface{ MaxLead() time.Duration }); ok {
-		g.maxLead = int64(b.MaxLead() / l.unit)
-	}
-	g.ring.init(l.seqBits, cfg.seqOffset)
-	g.line.init(uint64(g.layout.MaxSequence()) + 1)
-	g.newest.Store(-1)
-	g.floor.Store(-1)
-	g.observedLead.Store(-1)
-	g.src.init(cfg.clock, now, l.epoch, l.unit, &g.stats, &g.newest)
-	g.waits.init(g.src.start)
-	g.src.onStep = g.waits.wakeStep
+	g := newGenerator(node, cfg, now)
 	// The node first, so that a second generator on it is refused before
 	// it touches the mark store; then the mark.
 	if err := g.claimNode(); err != nil {
 		return nil, err
 	}
 	if cfg.marks != nil {
-		if err := g.openMark(cfg, l.Tick(now)); err != nil {
+		if err := g.openMark(cfg, g.layout.Tick(now)); err != nil {
 			g.freeNode()
 			return nil, err
 		}
@@ -225,6 +186,65 @@ func New(node int64, opts ...Option) (*Generator, error) {
 	}
 	g.setHorizon()
 	return g, nil
+}
+
+// configure applies opts over the defaults and checks what can be checked
+// before the clock is read: the layout, the node and the strategy.
+func configure(node int64, opts []Option) (config, error) {
+	cfg := config{layout: TwitterLayout(), strategy: strategies.Default(), ahead: DefaultMarkAhead, maxForward: defaultMaxForward}
+	for _, o := range opts {
+		if o == nil {
+			invalidOption(&cfg, "nil Option")
+			continue
+		}
+		o.apply(&cfg)
+	}
+	l := cfg.layout
+	switch {
+	case cfg.err != nil:
+		return cfg, cfg.err
+	case l.IsZero():
+		return cfg, &LayoutError{Field: "Layout", Reason: "zero value; use a preset, NewLayout or ParseLayout"}
+	}
+	if err := l.checkNode(node); err != nil {
+		return cfg, err
+	}
+	if err := strategies.Validate(cfg.strategy, l.unit); err != nil {
+		return cfg, err
+	}
+	if cfg.clock == nil {
+		cfg.clock = systemClock{start: time.Now()}
+	}
+	return cfg, nil
+}
+
+// newGenerator returns the generator of cfg for node, whose clock read now
+// when New started, with nothing issued yet.
+func newGenerator(node int64, cfg config, now time.Time) *Generator {
+	l := cfg.layout
+	g := &Generator{
+		layout: l, node: node, nodePart: node << l.nodeShift,
+		timeShift: l.timeShift, seqShift: l.seqShift, last: l.MaxTick(),
+		strategy: cfg.strategy, steps: strategies.Flatten(cfg.strategy),
+		maxLead: math.MaxInt64, forward: int64(cfg.maxForward / l.unit),
+		lease: cfg.lease, hooks: cfg.hooks,
+	}
+	g.tracer, _ = cfg.clock.(calltrace.Tracer)
+	if ts, ok := g.steps[0].(strategies.TickStable); ok {
+		g.stable = ts.TickStable()
+	}
+	if b, ok := cfg.lease.(interface{ MaxLead() time.Duration }); ok {
+		g.maxLead = int64(b.MaxLead() / l.unit)
+	}
+	g.ring.init(l.seqBits, cfg.seqOffset)
+	g.line.init(uint64(l.MaxSequence()) + 1)
+	g.newest.Store(-1)
+	g.floor.Store(-1)
+	g.observedLead.Store(-1)
+	g.src.init(cfg.clock, now, l.epoch, l.unit, &g.stats, &g.newest)
+	g.waits.init(g.src.start)
+	g.src.onStep = g.waits.wakeStep
+	return g
 }
 
 // Layout returns the generator's layout.
@@ -252,7 +272,13 @@ func (g *Generator) unmade() bool { return g == nil || g.src.unit == 0 }
 
 // Next returns a new ID. It is NextContext with [context.Background]: a
 // wait the strategy asks for cannot be interrupted.
-func (g *Generator) Next() (ID, error) { return g.NextContext(context.Background()) }
+func (g *Generator) Next() (ID, error) {
+	out, err := g.take(context.Background(), 1) // NextContext, one call shorter
+	if err != nil {
+		return 0, err
+	}
+	return g.id(out.first), nil
+}
 
 // NextContext returns a new ID, or an error:
 //   - one matching [ErrClockRollback] (a [*strategies.RollbackError] telling how far
@@ -269,27 +295,26 @@ func (g *Generator) Next() (ID, error) { return g.NextContext(context.Background
 //     needs a later high-water mark and it cannot be saved;
 //   - ctx.Err() when ctx ends while the call waits.
 func (g *Generator) NextContext(ctx context.Context) (ID, error) {
-	if g.unmade() {
-		return 0, errUnmade
-	}
-	var (
-		id ID
-		ok bool
-		r  reading
-	)
-	if g.ring.contended.Load() {
-		id, ok, r = g.fastSerial()
-	} else {
-		id, ok, r = g.fast()
-	}
-	if ok {
-		return id, nil
-	}
-	run, err := g.slow(ctx, r, 1)
+	out, err := g.take(ctx, 1)
 	if err != nil {
 		return 0, err
 	}
-	return g.id(run.first), nil
+	return g.id(out.first), nil
+}
+
+// take is the one entry of every way of taking IDs (Next, NextN; Observe's
+// floor is applied on the way): up to want IDs of one tick, from the fast
+// path when it can issue, else from the slow path, which starts from what
+// the fast path read. Both take from the ring through claim.
+func (g *Generator) take(ctx context.Context, want uint64) (run, error) {
+	if g.unmade() {
+		return run{}, errUnmade
+	}
+	out, r := g.fast(want)
+	if out.n > 0 {
+		return out, nil
+	}
+	return g.slow(ctx, r, want)
 }
 
 // NextN fills ids with new IDs and returns how many it filled: all of them
@@ -310,20 +335,9 @@ func (g *Generator) NextN(ctx context.Context, ids []ID) (n int, err error) {
 		}
 	}()
 	for n < len(ids) {
-		var (
-			run run
-			r   reading
-		)
-		want := uint64(len(ids) - n)
-		if g.ring.contended.Load() {
-			run, r = g.fastRunSerial(want)
-		} else {
-			run, r = g.fastRun(want)
-		}
-		if run.n == 0 {
-			if run, err = g.slow(ctx, r, want); err != nil {
-				return n, err
-			}
+		run, err := g.take(ctx, uint64(len(ids)-n))
+		if err != nil {
+			return n, err
 		}
 		if n > 0 && g.id(run.first) < ids[n-1] {
 			unsorted = true
@@ -337,21 +351,20 @@ func (g *Generator) NextN(ctx context.Context, ids []ID) (n int, err error) {
 }
 
 // Close ends the generator: later calls fail with [ErrClosed], and so do
-// calls waiting for a tick, when their wait ends — at once for the short
-// waits (up to 10 ms) of a generator on the system clock on Linux, where
-// only the caller sleeping in the kernel for the others ends its current
-// slice first; otherwise (a restart's reservation, longer strategy waits,
-// a clock given with [WithClock], other systems, a testing/synctest
-// bubble) when the wait's time is up or its context ends. It may run
-// concurrently with calls in flight:
-// it seals the ring, so that no call can issue an ID after it, and learns
-// from the ring the newest tick any call issued. With a [MarkStore] it
-// then waits for a save in flight and saves the exact high-water mark —
-// that newest tick rather than the mark written ahead — so that a clean
-// restart need not wait out the lead of the ahead mark (a crash leaves the
-// ahead mark, which is safe); a run that issued nothing leaves the mark of
-// nothing issued, and a run that saved no mark of its own (it issued
-// nothing past the previous run's mark) leaves the store as it was. It releases a store New held. Closing twice returns
+// calls waiting for a tick or for their strategy, at once, on any clock
+// (on the system clock the one caller sleeping in the kernel for the
+// others ends its current slice first, at most 10 ms). It may run
+// concurrently with calls in flight: it seals the ring, so that no call
+// can issue an ID after it, and learns from the ring the newest tick any
+// call issued. With a [MarkStore] it then waits for a save in flight and
+// saves the exact high-water mark — that newest tick rather than the mark
+// written ahead — so that a clean restart need not wait out the lead of
+// the ahead mark (a crash leaves the ahead mark, which is safe); a run
+// that issued nothing leaves the mark of nothing issued, and a run that
+// saved no mark of its own (it issued nothing past the previous run's
+// mark) leaves the store as it was. A run that started inside a previous
+// run's reservation keeps it a reservation: the mark's Since stays what
+// this run knew of. It releases a store New held. Closing twice returns
 // nil the second time. It returns the store's error, or ctx's.
 // Close frees the node id for another generator of this process (see
 // [ErrNodeInUse]), also when it fails.
@@ -397,21 +410,4 @@ func (g *Generator) Close(ctx context.Context) error {
 // semantics for shifts of 64 or more would need.
 func (g *Generator) id(v uint64) ID {
 	return ID(g.ring.tick(v)<<(g.timeShift&63) | int64(v&g.ring.maxSeq)<<(g.seqShift&63) | g.nodePart)
-}
-
-// raise makes tick the newest tick issued unless a later one is.
-func (g *Generator) raise(tick int64) { g.raiseFrom(tick) }
-
-// raiseFrom is raise, reporting whether this call moved the newest tick,
-// and from where.
-func (g *Generator) raiseFrom(tick int64) (prev int64, moved bool) {
-	for {
-		n := g.newest.Load()
-		if tick <= n {
-			return n, false
-		}
-		if g.newest.CompareAndSwap(n, tick) {
-			return n, true
-		}
-	}
 }

@@ -129,26 +129,6 @@ func (g *Generator) burnBelow(id ID, t int64) bool {
 	return ok
 }
 
-// burn moves the slot of tick t forward to target, a pair of t, unless it
-// holds as much or more; it returns how many pairs of t that counts as
-// issued. Like claim, it only moves a slot forward.
-func (r *ring) burn(t int64, target uint64) (uint64, bool) {
-	slot := &r.slots[t&ringMask]
-	for {
-		v := slot.Load()
-		if v >= target {
-			return 0, false
-		}
-		if slot.CompareAndSwap(v, target) {
-			if r.tick(v) < t {
-				r.retire(t, v)
-				return target - r.first(t, uint64(t+1)<<r.seqBits) + 1, true
-			}
-			return target - v, true
-		}
-	}
-}
-
 // leads reports whether a call leads because of an observed ID (see
 // lead): its clock reads behind the newest tick, and the newest tick is
 // no further than one tick past the greatest observed ID that was above

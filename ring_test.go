@@ -205,3 +205,31 @@ func TestRingLongRangeSkipsToItsLastTicks(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, int64(512), r3.tick(v))
 }
+
+// A hot add that sees the epoch move (a later tick heated between the
+// add and the check) issues nothing, and what it took of a counter is
+// counted as burned, so Stats still count exactly the pairs issued. Here
+// the add lands in the old tick's counter before the cooling: the cooled
+// tick keeps the pair as taken (never reused), and issued() leaves it out.
+func TestHotAddThatSeesTheEpochMoveIssuesNothing(t *testing.T) {
+	r := newTestRing(2) // four pairs a tick
+	_, n := r.takeRunAt(10, 1, math.MaxInt64)
+	require.Equal(t, uint64(1), n)
+	e := r.epoch.Load()
+	require.Equal(t, hotKey(10), e)
+
+	// A call's add, then another call heats tick 11 before the first one
+	// checks the epoch again.
+	s := r.next.Add(1) - 1
+	require.Equal(t, uint64(1), s)
+	_, n = r.takeRunAt(11, 1, math.MaxInt64)
+	require.Equal(t, uint64(1), n)
+	require.False(t, r.missed(s, 1, e), "the epoch moved: not the hot tick's pair")
+	assert.Equal(t, uint64(2), r.issued(), "(10, 0) and (11, 0); (10, 1) was taken, not issued")
+
+	// Tick 10 cooled with (10, 1) taken: a rollback reuses (10, 2) on.
+	v, n := r.takeRunAt(10, 4, math.MaxInt64)
+	require.Equal(t, uint64(2), n)
+	assert.Equal(t, [2]uint64{10, 2}, [2]uint64{uint64(r.tick(v)), v & r.maxSeq})
+	assert.Equal(t, uint64(4), r.issued())
+}

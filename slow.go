@@ -3,7 +3,6 @@ package ringflake
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/ringflake/ringflake/internal/calltrace"
@@ -41,7 +40,6 @@ type call struct {
 	behind  time.Duration // how far behind, for the event
 	at      int64         // clock reading when the rollback was met, for the event
 
-	trace *calltrace.Call // where the call's waits are told, or nil
 }
 
 // pause is a wait that step 5 of resolve carries out.
@@ -55,16 +53,16 @@ type pause struct {
 type waitCause uint8
 
 const (
-	waitCapacity    waitCause = iota // the tick is used up, or callers ahead took it
-	waitStrategy                     // the strategy asked for it
-	waitReservation                  // a previous run's mark reserved the ticks up to it
+	waitCapacity    = waitCause(calltrace.Capacity)    // the tick is used up, or callers ahead took it
+	waitStrategy    = waitCause(calltrace.Strategy)    // the strategy asked for it
+	waitReservation = waitCause(calltrace.Reservation) // a previous run's mark reserved the ticks up to it
 )
 
 // slow is the slow path of one call that needs want IDs: it returns a run
 // of at least one of them, or an error. It keeps the counters of Stats and
 // reports the rollback event.
 func (g *Generator) slow(ctx context.Context, r reading, want uint64) (run, error) {
-	c := call{reading: r, want: want, exact: g.src.mono == nil, step: -1, trace: calltrace.From(ctx)}
+	c := call{reading: r, want: want, exact: g.src.mono == nil, step: -1}
 	out, err := g.resolve(ctx, &c)
 	if c.place != nil {
 		g.line.mu.Lock()
@@ -274,7 +272,6 @@ func (g *Generator) ask(ctx context.Context, c *call, s strategies.Situation) (r
 	// The tick is used up, or taken by callers ahead in line, or reserved
 	// by the previous run's mark: wait in line for the next tick that may
 	// have room.
-	g.ring.capped(c.now)
 	tick, cause := g.nextFree(c.now)
 	if c.place != nil {
 		g.line.mu.Lock()
@@ -326,10 +323,14 @@ func (g *Generator) await(ctx context.Context, c *call, s strategies.Situation, 
 		g.line.mu.Unlock()
 		c.place = nil
 	}
-	c.expect, c.slept = c.e+int64(p.d), p.d
-	if err := g.sleep(ctx, c.e, p.d); err != nil {
+	before := c.e
+	slept, err := g.sleep(ctx, c.e, p.d)
+	if err != nil {
 		return err
 	}
+	// A wait a step or Close ended early counts as long as it lasted.
+	p.d = slept
+	c.expect, c.slept = before+int64(slept), slept
 	if p.asked {
 		c.waited += p.d
 	}
@@ -344,15 +345,8 @@ func (g *Generator) await(ctx context.Context, c *call, s strategies.Situation, 
 		g.stats.tickWaits.Add(1)
 		g.stats.tickWaited.Add(int64(p.d))
 	}
-	if t := c.trace; t != nil {
-		switch p.cause {
-		case waitStrategy:
-			t.Strategy += p.d
-		case waitReservation:
-			t.Reservation += p.d
-		default:
-			t.Capacity += p.d
-		}
+	if g.tracer != nil {
+		g.tracer.Waited(calltrace.Cause(p.cause), p.d)
 	}
 	g.reread(c)
 	c.exact = g.src.mono == nil
@@ -403,12 +397,4 @@ func (g *Generator) issuedBy(tick, now, newest int64) {
 		g.stats.borrowed.Add(tick - max(prev, now))
 		storeMax(&g.stats.maxLead, tick-now)
 	}
-}
-
-// addSat returns a+b for b >= 0, saturating at the largest int64.
-func addSat(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
 }

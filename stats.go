@@ -188,15 +188,6 @@ func (c *counters) seeRollback(back int64, behind bool) {
 	}
 }
 
-func storeMax(a *atomic.Int64, v int64) {
-	for {
-		old := a.Load()
-		if v <= old || a.CompareAndSwap(old, v) {
-			return
-		}
-	}
-}
-
 // Stats returns the generator's counters. It is safe to call concurrently
 // with Next; the counters are read one by one, so under load they may be a
 // few IDs apart from each other.
@@ -310,15 +301,6 @@ func WithLogger(l *slog.Logger) Option {
 			l.LogAttrs(context.Background(), level, msg, attrs...)
 		})
 	})
-}
-
-// subFloor returns a-b, or 0 when b > a (counters read one by one while
-// IDs are issued may be a little apart).
-func subFloor(a, b uint64) uint64 {
-	if b > a {
-		return 0
-	}
-	return a - b
 }
 
 // outcome names how a call ended, for logs: "issued" or "failed".

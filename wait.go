@@ -11,19 +11,19 @@ import (
 // since the epoch) it was computed from, or until ctx is done, and returns
 // ctx.Err() if it was. It returns early, with nil, when the generator is
 // closed or another call sees the clock step (the caller then decides
-// again). Deadlines are on the monotonic clock, and no wait lasts more
+// again). It returns how long it slept, as far as it can tell. Deadlines are on the monotonic clock, and no wait lasts more
 // than d from when it starts. A generator on the system clock waits up to
 // preciseWait in its waitq, until the monotonic instant of e plus d, so
 // that callers waiting for one tick share one deadline however long they
 // took to get here; longer waits, waits inside a testing/synctest bubble
 // (whose clock a thread sleeping in the kernel never lets move: see
 // [bubbled]), and waits on any other clock, go through the clock's After.
-func (g *Generator) sleep(ctx context.Context, e int64, d time.Duration) error {
+func (g *Generator) sleep(ctx context.Context, e int64, d time.Duration) (slept time.Duration, err error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return 0, err
 	}
 	if d <= 0 {
-		return nil
+		return 0, nil
 	}
 	if g.src.sys && d <= preciseWait && kernelSleep && !bubbled(time.Now()) {
 		// The monotonic instant of e is now less the time since e, as
@@ -33,17 +33,26 @@ func (g *Generator) sleep(ctx context.Context, e int64, d time.Duration) error {
 		// size.
 		m := g.src.monotonic()
 		left := min(max(e+int64(d)-(m+g.src.offset.Load()), 0), int64(d))
-		return g.waits.wait(ctx, m+left)
+		err := g.waits.wait(ctx, m+left)
+		return min(time.Duration(g.src.monotonic()-m), d), err
 	}
 	step, done := g.waits.signals()
+	var m int64
+	if g.src.mono != nil {
+		m = g.src.monotonic()
+	}
 	select {
 	case <-ctx.Done():
-		return ctx.Err()
+		return 0, ctx.Err()
 	case <-g.src.clock.After(d):
+		return d, nil
 	case <-step: // the clock stepped: decide again
 	case <-done: // closed
 	}
-	return nil
+	if g.src.mono == nil {
+		return 0, nil // woken early, with no clock to tell how long it slept
+	}
+	return min(max(time.Duration(g.src.monotonic()-m), 0), d), nil
 }
 
 // waitq lets the callers of a generator on the system clock wait short

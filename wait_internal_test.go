@@ -142,7 +142,10 @@ func TestShortWaitAfterAStepLastsWhatItSays(t *testing.T) {
 	g.src.offset.Add(-int64(300 * time.Millisecond)) // what a re-sync across a step back of 300 ms leaves
 	const d = 2 * time.Millisecond
 	done := make(chan error, 1)
-	go func() { done <- g.sleep(context.Background(), e, d) }()
+	go func() {
+		_, err := g.sleep(context.Background(), e, d)
+		done <- err
+	}()
 	var left int64 // the deadline of the wait, from when the test saw it
 	require.Eventually(t, func() bool {
 		select {

@@ -67,6 +67,15 @@ func BenchmarkSeq(b *testing.B) {
 	for _, p := range stdlibPeers {
 		b.Run(p.name, p.seq)
 	}
+	// One read of the monotonic clock, as the system clock's Next makes:
+	// the floor of an ID's cost.
+	b.Run("time-since", func(b *testing.B) {
+		start := time.Now()
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = time.Since(start)
+		}
+	})
 }
 
 func BenchmarkPar(b *testing.B) {

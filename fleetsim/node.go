@@ -70,7 +70,7 @@ func (n *node) start() {
 	n.incs++
 	ctx, cancel := context.WithCancel(context.Background())
 	inc := &incarnation{node: n, n: n.incs - 1, cancel: cancel, floor: -1, seen: -1}
-	inc.ctx = withWaits(ctx, &inc.waited)
+	inc.ctx = ctx
 	n.inc = inc
 	n.sim.incs = append(n.sim.incs, inc)
 	n.sim.trace(n.name(), "process %d starts", inc.n)

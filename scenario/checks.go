@@ -96,14 +96,11 @@ func (e *engine) ended(w *worker) {
 	e.idle.push(w.n)
 }
 
-// next1 asks the running generator for an ID, as caller w, with a context
-// that lets the generator tell w.trace what the call waited for.
+// next1 asks the running generator for an ID, as caller w; the engine's
+// clock hears what the call waited for (Waited) and tells w.trace.
 func (e *engine) next1(w *worker) (ringflake.ID, error) {
 	w.trace = calltrace.Call{}
-	if w.ctx == nil || w.ctxRun != e.runs {
-		w.ctx, w.ctxRun = calltrace.With(e.runCtx, &w.trace), e.runs
-	}
-	return e.gen.NextContext(w.ctx)
+	return e.gen.NextContext(e.runCtx)
 }
 
 // checkTime counts the time the call that started at b took, by cause,

@@ -206,7 +206,7 @@
 // newest tick already issued; and the stall.
 //
 // A call stalls only while the generator sleeps, and the generator tells
-// the replay why (package internal/calltrace): for the strategy (a wait
+// the replay's clock why (package internal/calltrace): for the strategy (a wait
 // sitting out a rollback, a logical step at its lead), for a tick with
 // room (the clock's tick is used up, or callers ahead used up the next
 // ones: queueing, which no strategy avoids when demand exceeds the

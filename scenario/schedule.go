@@ -55,11 +55,9 @@ type scheduler struct {
 type worker struct {
 	n         int // its number, from 0
 	resume    chan struct{}
-	trace     calltrace.Call  // what the call under way waited for, by cause
-	ctx       context.Context // the run's context, carrying trace
-	ctxRun    int             // the run ctx belongs to
-	busy      bool            // making a call
-	sleeping  bool            // waiting in After until wakeAt
+	trace     calltrace.Call // what the call under way waited for, by cause
+	busy      bool           // making a call
+	sleeping  bool           // waiting in After until wakeAt
 	wakeAt    time.Duration
 	sleepGen  uint64 // counts its sleeps, to tell stale entries of sleepers
 	abandoned bool   // its call was under way when the process crashed: it ends in the dead generator
@@ -445,6 +443,12 @@ type engineClock struct{ e *engine }
 
 func (c engineClock) Now() time.Time           { return c.e.clk.Now() }
 func (c engineClock) Monotonic() time.Duration { return c.e.clk.Monotonic() }
+
+// Waited is told each wait of the current caller's call, after it: the
+// generator finds it on its clock (calltrace.Tracer).
+func (c engineClock) Waited(cause calltrace.Cause, d time.Duration) {
+	c.e.current.trace.Add(cause, d)
+}
 
 // After parks the current caller until true time has advanced by d, while
 // the other callers run, and returns a channel holding the wall reading

@@ -28,6 +28,15 @@
 #                   SERVE_WRK (wrk's -t and -c), each run in another order;
 #                   SERVE=0 skips it
 #   SERVE_RUNS=5 SERVE_DURATION=5s SERVE_WRK="-t1 -c32"
+#   STATIC=DIR      build instead, for another machine (a many-core one):
+#                   static test binaries (CGO_ENABLED=0 go test -c) of the
+#                   bench module and the root package, the harness and
+#                   ratios, for GOOS/GOARCH (default: this machine's), and
+#                   DIR/run.sh, which runs them there in under 3 minutes
+#                   and prints the many-core table of BENCHMARKS.md
+#                   (BenchmarkPar at -cpu 1,2,4,8,16), the sequential ratio
+#                   lines and the harness at 1, 8 and 16 goroutines. Copy
+#                   DIR over and run DIR/run.sh; nothing else is needed.
 #   QUIET=1         before each round and the harness, wait (at most 2 min)
 #                   until the CPUs were at least 90 % idle for half a
 #                   second, so that other work on a shared machine skews
@@ -66,6 +75,52 @@ wait_quiet() {
   done
   echo "bench.sh: the machine stayed busy; measuring anyway" >&2
 }
+
+if [ -n "${STATIC:-}" ]; then
+  mkdir -p "$STATIC"
+  step "static binaries for $(go env GOOS)/$(go env GOARCH) in $STATIC"
+  export CGO_ENABLED=0
+  go test -c -o "$STATIC/bench.test" .
+  (cd .. && GOWORK=off go test -c -o "$STATIC/ringflake.test" .)
+  go build -o "$STATIC/saturate" ./cmd/saturate
+  go build -o "$STATIC/ratios" ./cmd/ratios
+  cat > "$STATIC/run.sh" <<'RUN'
+#!/bin/sh
+# Runs ringflake's many-core benchmarks from the static binaries beside
+# it (built by scripts/bench.sh with STATIC=DIR) in under 3 minutes, and
+# prints the tables of BENCHMARKS.md. Raw outputs go to $OUT (default: a
+# new directory under /tmp).
+set -eu
+dir=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-$(mktemp -d /tmp/ringflake-manycore.XXXXXX)}
+mkdir -p "$out"
+cpus=${CPUS:-1,2,4,8,16}
+echo "== machine"
+uname -m; nproc
+if command -v lscpu >/dev/null; then lscpu | grep -E '^(Model name|CPU\(s\)|Hypervisor)' || true; fi
+echo "== BenchmarkPar at -cpu $cpus (3 rounds, 200ms each)"
+: > "$out/par.txt"
+for i in 1 2 3; do
+  "$dir/bench.test" -test.run '^$' -test.bench 'Par/(ringflake-(wide|logical|default)|bwmarrin(-wide)?|xid|uuidv7)$' \
+    -test.benchtime 200ms -test.cpu "$cpus" -test.count 1 -test.benchmem >> "$out/par.txt" 2>&1
+done
+"$dir/ratios" -cores "$out/par.txt"
+echo "== BenchmarkSeq and the root BenchmarkNext, 6 rounds"
+: > "$out/seq.txt"
+for i in 1 2 3 4 5 6; do
+  "$dir/bench.test" -test.run '^$' -test.bench 'Seq/(ringflake-(wide|logical)|bwmarrin-wide|xid|uuidv7|time-since)$' \
+    -test.benchtime 200ms -test.cpu 1 -test.count 1 -test.benchmem >> "$out/seq.txt" 2>&1
+  "$dir/ringflake.test" -test.run '^$' -test.bench 'Next/' -test.benchtime 200ms -test.cpu 1,16 -test.count 1 >> "$out/seq.txt" 2>&1
+done
+"$dir/ratios" "$out/seq.txt" | grep -v n/a || true
+echo "== the harness at the cap, 1, 8 and 16 goroutines"
+"$dir/saturate" -window 500ms -rounds 2 -bursts 100 -goroutines 1,8,16 | tee "$out/saturate.txt"
+echo "raw outputs: $out"
+RUN
+  chmod +x "$STATIC/run.sh"
+  ls -l "$STATIC"
+  exit 0
+fi
 
 gobench=${GOBENCH:-1}
 if [ "$gobench" != "0" ] && [ "$count" -lt 6 ]; then

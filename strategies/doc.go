@@ -13,8 +13,8 @@
 //
 // Every strategy is unique by construction: a [Strategy] only returns a
 // [Plan] — issue within a tick range, sleep, fail, or pass — and the
-// generator takes every ID from its ring with an atomic compare-and-swap
-// that only moves a slot forward. Users write their own strategies by
+// generator takes every ID from its ring, where no pair of tick and
+// sequence number is taken twice. Users write their own strategies by
 // implementing [Strategy]; the built-in ones are small examples.
 //
 // Strategies are values without mutable state and are safe for concurrent

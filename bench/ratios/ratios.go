@@ -144,3 +144,82 @@ func (s Samples) Allocs(prefix string) (allocating []string, rows int) {
 	slices.Sort(allocating)
 	return allocating, rows
 }
+
+// Cores is the many-core table of BENCHMARKS.md: the median ns/op of each
+// benchmark whose name starts with prefix (such as "Par/"), per
+// GOMAXPROCS, read from go test -bench output of runs with -cpu 1,2,...
+// A name without a -N suffix ran at GOMAXPROCS 1 (go test leaves it off).
+type Cores struct {
+	Names []string // in the order first seen
+	Procs []int    // ascending
+	ns    map[string]map[int][]float64
+}
+
+// ParseCores reads go test -bench output and keeps the ns/op of the
+// benchmarks whose name starts with prefix, per GOMAXPROCS.
+func ParseCores(r io.Reader, prefix string) (*Cores, error) {
+	c := &Cores{ns: map[string]map[int][]float64{}}
+	seen := map[int]bool{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark"+prefix) || f[3] != "ns/op" {
+			continue
+		}
+		if _, err := strconv.ParseInt(f[1], 10, 64); err != nil {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", f[2])
+		}
+		name, n := strings.TrimPrefix(f[0], "Benchmark"), 1
+		if m := procs.FindString(name); m != "" {
+			n, _ = strconv.Atoi(m[1:])
+			name = strings.TrimSuffix(name, m)
+		}
+		if c.ns[name] == nil {
+			c.ns[name] = map[int][]float64{}
+			c.Names = append(c.Names, name)
+		}
+		c.ns[name][n] = append(c.ns[name][n], v)
+		if !seen[n] {
+			seen[n] = true
+			c.Procs = append(c.Procs, n)
+		}
+	}
+	slices.Sort(c.Procs)
+	return c, sc.Err()
+}
+
+// Median returns the median ns/op of name at GOMAXPROCS procs, and how
+// many samples there were.
+func (c *Cores) Median(name string, procs int) (float64, int) {
+	s := Samples{name: {"ns/op": c.ns[name][procs]}}
+	return s.Median(name, "ns/op")
+}
+
+// Markdown writes the table: one row per benchmark, one column per
+// GOMAXPROCS, median ns/op per ID (wall time over all goroutines).
+func (c *Cores) Markdown(w io.Writer) {
+	fmt.Fprint(w, "| subject |")
+	for _, p := range c.Procs {
+		fmt.Fprintf(w, " %d |", p)
+	}
+	fmt.Fprint(w, "\n|---|")
+	for range c.Procs {
+		fmt.Fprint(w, "---:|")
+	}
+	fmt.Fprintln(w)
+	for _, name := range c.Names {
+		fmt.Fprintf(w, "| %s |", short(name))
+		for _, p := range c.Procs {
+			if m, n := c.Median(name, p); n > 0 {
+				fmt.Fprintf(w, " %.1f |", m)
+			} else {
+				fmt.Fprint(w, " – |")
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}

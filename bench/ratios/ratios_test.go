@@ -90,3 +90,24 @@ func TestAllocs(t *testing.T) {
 	assert.Equal(t, 3, rows)
 	assert.Equal(t, []string{"Seq/ringflake-logical"}, allocating)
 }
+
+func TestCoresTable(t *testing.T) {
+	in := strings.NewReader(`BenchmarkPar/xid 100 80.0 ns/op
+BenchmarkPar/ringflake-wide 100 50.0 ns/op
+BenchmarkPar/xid-4 100 70.0 ns/op
+BenchmarkPar/ringflake-wide-4 100 40.0 ns/op
+BenchmarkPar/ringflake-wide-4 100 44.0 ns/op
+BenchmarkPar/ringflake-wide-4 100 90.0 ns/op
+BenchmarkSeq/xid-4 100 1.0 ns/op
+`)
+	c, err := ratios.ParseCores(in, "Par/")
+	require.NoError(t, err)
+	assert.Equal(t, []int{1, 4}, c.Procs)
+	assert.Equal(t, []string{"Par/xid", "Par/ringflake-wide"}, c.Names)
+	m, n := c.Median("Par/ringflake-wide", 4)
+	assert.Equal(t, 3, n)
+	assert.InDelta(t, 44.0, m, 1e-9)
+	var out strings.Builder
+	c.Markdown(&out)
+	assert.Equal(t, "| subject | 1 | 4 |\n|---|---:|---:|\n| xid | 80.0 | 70.0 |\n| ringflake-wide | 50.0 | 44.0 |\n", out.String())
+}

@@ -4,6 +4,10 @@
 // whether the target is met. scripts/bench.sh runs it.
 //
 //	go run ./cmd/ratios bench.txt
+//
+// With -cores it prints instead the many-core table of BENCHMARKS.md: the
+// median ns/op of every BenchmarkPar row per GOMAXPROCS, from runs with
+// -cpu 1,2,4,8,16.
 package main
 
 import (
@@ -15,7 +19,7 @@ import (
 	"github.com/ringflake/ringflake/bench/ratios"
 )
 
-// targets are the benchmark targets of BENCHMARKS.md (issues 4 and 11).
+// targets are the benchmark targets of BENCHMARKS.md (issues 4, 11 and 33).
 var targets = []ratios.Target{
 	{What: "uncapped, sequential", Ours: "Seq/ringflake-wide", Peer: "Seq/bwmarrin-wide", Max: 1.10},
 	{What: "uncapped, parallel", Ours: "Par/ringflake-wide", Peer: "Par/bwmarrin-wide", Max: 1.00},
@@ -27,15 +31,20 @@ var targets = []ratios.Target{
 	{What: "NextN of 256 against Next, per ID, parallel", Ours: "Batch/par/ringflake-nextn-256", Peer: "Batch/par/ringflake-next", Max: 0.25, Speed: true},
 	{What: "NextN of 256 against xid, per ID", Ours: "Batch/seq/ringflake-nextn-256", Peer: "Batch/seq/xid", Max: 1, Speed: true},
 	{What: "NextN of 256 against UUIDv7, per ID", Ours: "Batch/seq/ringflake-nextn-256", Peer: "Batch/seq/uuidv7", Max: 1, Speed: true},
+	{What: "Next against one monotonic clock read, sequential", Ours: "Seq/ringflake-wide", Peer: "Seq/time-since", Max: 1.25},
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var in []io.Reader
+	cores := false
+	if len(args) > 0 && args[0] == "-cores" {
+		cores, args = true, args[1:]
+	}
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") {
-			fmt.Fprintln(stderr, "usage: ratios [FILE...]  (go test -bench output; standard input without files)")
+			fmt.Fprintln(stderr, "usage: ratios [-cores] [FILE...]  (go test -bench output; standard input without files)")
 			return 2
 		}
 		f, err := os.Open(a)
@@ -48,6 +57,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if len(in) == 0 {
 		in = append(in, stdin)
+	}
+	if cores {
+		c, err := ratios.ParseCores(io.MultiReader(in...), "Par/")
+		if err != nil {
+			fmt.Fprintf(stderr, "ratios: %v\n", err)
+			return 1
+		}
+		c.Markdown(stdout)
+		return 0
 	}
 	s, err := ratios.Parse(io.MultiReader(in...))
 	if err != nil {

@@ -27,6 +27,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"text/tabwriter"
@@ -114,7 +115,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("saturate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var c config
-	var only string
+	var only, goroutines string
 	fs.DurationVar(&c.window, "window", time.Second, "length of one throughput window")
 	fs.IntVar(&c.rounds, "rounds", 3, "rounds of every measurement; tables show medians")
 	fs.IntVar(&c.bursts, "bursts", 200, "bursts per latency round")
@@ -122,6 +123,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&c.load, "load", 0.5, "average load of the bursts as a fraction of capacity")
 	fs.IntVar(&c.burstG, "burst-goroutines", 1, "goroutines sharing each burst")
 	fs.StringVar(&only, "only", "", "regular expression: measure only the subjects it matches")
+	fs.StringVar(&goroutines, "goroutines", "1,8", "comma-separated goroutine counts of the throughput table")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -135,7 +137,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	c.goroutines = []int{1, 8}
+	for _, f := range strings.Split(goroutines, ",") {
+		g, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || g < 1 {
+			fmt.Fprintf(stderr, "saturate: -goroutines %q: want positive counts separated by commas\n", goroutines)
+			return 2
+		}
+		c.goroutines = append(c.goroutines, g)
+	}
 	if err := measure(c, stdout); err != nil {
 		fmt.Fprintf(stderr, "saturate: %v\n", err)
 		return 1
@@ -278,15 +287,32 @@ func measure(c config, w io.Writer) error {
 			fmt.Fprintf(w, "saturated, %d goroutine(s): ringflake/cap = %.3f (lowest: %s; target >= %.3f): %s\n", g, worst, who, targetOfCap, verdict(worst >= targetOfCap))
 		}
 	}
-	if bw, ok := med[tpKey{"bwmarrin", 8}]; ok && bw.cpu > 0 {
+	for _, g := range c.goroutines {
+		bw, ok := med[tpKey{"bwmarrin", g}]
+		if g < 8 || !ok || bw.cpu <= 0 {
+			continue // the target is for 8 goroutines and more
+		}
 		worst, who := 0.0, ""
 		for _, s := range ss {
-			if m, ok := med[tpKey{s.name, 8}]; ok && s.capped && float64(m.cpu)/float64(bw.cpu) > worst {
+			if m, ok := med[tpKey{s.name, g}]; ok && s.capped && float64(m.cpu)/float64(bw.cpu) > worst {
 				worst, who = float64(m.cpu)/float64(bw.cpu), s.name
 			}
 		}
 		if who != "" {
-			fmt.Fprintf(w, "CPU per ID, 8 goroutines: ringflake/bwmarrin = %.2f (highest: %s; target <= %.2f): %s\n", worst, who, targetCPURatio, verdict(worst <= targetCPURatio))
+			fmt.Fprintf(w, "CPU per ID, %d goroutines: ringflake/bwmarrin = %.2f (highest: %s; target <= %.2f): %s\n", g, worst, who, targetCPURatio, verdict(worst <= targetCPURatio))
+		}
+	}
+	if bw, ok := latMed["bwmarrin"]; ok && bw.P[len(bw.P)-1] > 0 {
+		worst, who := 0.0, ""
+		for _, s := range ss {
+			if l, ok := latMed[s.name]; ok && s.capped {
+				if r := float64(l.P[len(l.P)-1]) / float64(bw.P[len(bw.P)-1]); r > worst {
+					worst, who = r, s.name
+				}
+			}
+		}
+		if who != "" {
+			fmt.Fprintf(w, "bursts p99.99: ringflake/bwmarrin = %.2f (highest: %s; target <= 1.00): %s\n", worst, who, verdict(worst <= 1))
 		}
 	}
 	if err := latFailed["ringflake-logical"]; err != nil {
