@@ -17,7 +17,7 @@
 // milliseconds), the bit widths and the field order (time | node |
 // sequence, or time | sequence | node as Sonyflake); see [Layout] and the
 // presets, which make and read their namesakes' IDs bit for bit
-// ([SonyflakeLayout], [SonyflakeV2Layout], [DiscordLayout]; [Presets]).
+// ([SonyflakeLayout], [SonyflakeV2Layout], [DiscordLayout]; [github.com/ringflake/ringflake/layoutplan.Presets]).
 // Composing and decomposing IDs needs no generator ([Layout.Compose],
 // [Layout.Decompose]); [Layout.Bounds] bounds the IDs of a time range
 // for range queries. [WithExistingID] makes [New] check that a change of layout or epoch keeps ORDER BY id.

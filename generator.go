@@ -120,8 +120,8 @@ type Generator struct {
 // run's first mark before it returns.
 //
 // Errors:
-//   - [ErrInvalidOption]: a nil Option, clock, store, lease, rollback hook
-//     or logger; a negative [WithSequenceOffset] or [WithExistingID]; a
+//   - [ErrInvalidOption]: a nil Option, clock, store, lease, node source,
+//     rollback hook or logger; a nonzero node beside [WithNodeSource]; a negative [WithSequenceOffset] or [WithExistingID]; a
 //     mark interval shorter than two ticks; a lease for another node; a
 //     [MarkStore] given with a lease that keeps the mark itself; with a
 //     lease that bounds how far IDs may lead the clock (a MaxLead method),
@@ -129,6 +129,8 @@ type Generator struct {
 //     no promise.
 //   - [ErrInvalidLayout]: the zero Layout.
 //   - [ErrNodeOutOfRange]: node does not fit the layout.
+//   - the error of the [NodeSource] given with [WithNodeSource] (matching
+//     [ErrNodeUnavailable] when it has no id to give).
 //   - [strategies.ErrInvalidStrategy]: the strategy does not fit the layout.
 //   - [ErrBeforeEpoch]: the clock reads before the layout's epoch — as the
 //     clock of a testing/synctest bubble does until it is moved on, since
@@ -150,7 +152,7 @@ type Generator struct {
 //     [Generator.Close] frees the node; so does the garbage collector,
 //     once a generator that was not closed is unreachable.
 func New(node int64, opts ...Option) (*Generator, error) {
-	cfg, err := configure(node, opts)
+	cfg, node, err := configure(node, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -189,8 +191,9 @@ func New(node int64, opts ...Option) (*Generator, error) {
 }
 
 // configure applies opts over the defaults and checks what can be checked
-// before the clock is read: the layout, the node and the strategy.
-func configure(node int64, opts []Option) (config, error) {
+// before the clock is read: the layout, the node (which it returns, from
+// WithNodeSource when given) and the strategy.
+func configure(node int64, opts []Option) (config, int64, error) {
 	cfg := config{layout: TwitterLayout(), strategy: strategies.Default(), ahead: DefaultMarkAhead, maxForward: defaultMaxForward}
 	for _, o := range opts {
 		if o == nil {
@@ -202,20 +205,30 @@ func configure(node int64, opts []Option) (config, error) {
 	l := cfg.layout
 	switch {
 	case cfg.err != nil:
-		return cfg, cfg.err
+		return cfg, node, cfg.err
 	case l.IsZero():
-		return cfg, &LayoutError{Field: "Layout", Reason: "zero value; use a preset, NewLayout or ParseLayout"}
+		return cfg, node, &LayoutError{Field: "Layout", Reason: "zero value; use a preset, NewLayout or ParseLayout"}
+	}
+	if cfg.nodes != nil {
+		if node != 0 {
+			return cfg, node, fmt.Errorf("%w: node %d given to New beside WithNodeSource: pass 0", ErrInvalidOption, node)
+		}
+		n, err := cfg.nodes.NodeID(context.Background(), l)
+		if err != nil {
+			return cfg, node, err
+		}
+		node = n
 	}
 	if err := l.checkNode(node); err != nil {
-		return cfg, err
+		return cfg, node, err
 	}
 	if err := strategies.Validate(cfg.strategy, l.unit); err != nil {
-		return cfg, err
+		return cfg, node, err
 	}
 	if cfg.clock == nil {
 		cfg.clock = systemClock{start: time.Now()}
 	}
-	return cfg, nil
+	return cfg, node, nil
 }
 
 // newGenerator returns the generator of cfg for node, whose clock read now

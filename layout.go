@@ -30,7 +30,7 @@ import (
 //
 // A Layout is an immutable value, safe to copy and to share between
 // goroutines. Get one from a preset ([TwitterLayout], [SonyflakeLayout],
-// [SonyflakeV2Layout], [DiscordLayout], [JSSafeLayout]; [Presets] lists
+// [SonyflakeV2Layout], [DiscordLayout], [JSSafeLayout]; [github.com/ringflake/ringflake/layoutplan.Presets] lists
 // them), [NewLayout] or [ParseLayout]. The zero Layout is not valid: [New]
 // rejects it and its methods return zero values.
 type Layout struct {

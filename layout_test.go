@@ -460,3 +460,18 @@ func TestStatsTimeLeft(t *testing.T) {
 	clk.Add(time.Hour)
 	assert.Zero(t, g.Stats().TimeLeft, "never negative")
 }
+
+// layoutplan.Presets lists the very layouts ParseLayout knows by name, in
+// the same order, the default first.
+func TestLayoutplanListsThePresets(t *testing.T) {
+	listed := layoutplan.Presets()
+	require.Len(t, listed, len(ringflake.Presets()))
+	for i, l := range ringflake.Presets() {
+		assert.True(t, l.Equal(listed[i]), "preset %d: %v and %v", i, l, listed[i])
+		assert.Equal(t, l.String(), listed[i].String())
+		parsed, err := ringflake.ParseLayout(listed[i].String())
+		require.NoError(t, err)
+		assert.True(t, parsed.Equal(l))
+	}
+	assert.True(t, listed[0].Equal(ringflake.TwitterLayout()), "the default first")
+}

@@ -111,3 +111,41 @@ func TestLeaseRefusesALongerLead(t *testing.T) {
 		require.NoError(t, err)
 	})
 }
+
+// New takes its node id from a NodeSource given with WithNodeSource, asked
+// for the generator's layout; the source's errors come back as they are,
+// and a nonzero node beside the source is refused.
+func TestNewWithNodeSource(t *testing.T) {
+	clk := simclock.New(time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC))
+	sony := ringflake.SonyflakeLayout()
+	t.Setenv("RINGFLAKE_TEST_NODE", "40000") // fits Sonyflake's 16 bits, not Twitter's 10
+	t.Setenv("RINGFLAKE_TEST_NODE_BAD", "forty")
+
+	gen, err := ringflake.New(0, ringflake.WithClock(clk), ringflake.WithLayout(sony),
+		ringflake.WithNodeSource(ringflake.EnvNode("RINGFLAKE_TEST_NODE")))
+	require.NoError(t, err)
+	defer gen.Close(context.Background())
+	assert.Equal(t, int64(40000), gen.Node())
+	id, err := gen.Next()
+	require.NoError(t, err)
+	parts, err := sony.Decompose(id)
+	require.NoError(t, err)
+	assert.Equal(t, int64(40000), parts.Node, "the source's id is in every ID")
+
+	for _, tc := range []struct {
+		name string
+		node int64
+		opts []ringflake.Option
+		err  error
+	}{
+		{"out of range for the layout", 0, []ringflake.Option{ringflake.WithNodeSource(ringflake.EnvNode("RINGFLAKE_TEST_NODE"))}, ringflake.ErrNodeOutOfRange},
+		{"a source with no id", 0, []ringflake.Option{ringflake.WithNodeSource(ringflake.EnvNode("RINGFLAKE_TEST_NODE_BAD"))}, ringflake.ErrNodeUnavailable},
+		{"nil source", 0, []ringflake.Option{ringflake.WithNodeSource(nil)}, ringflake.ErrInvalidOption},
+		{"a node beside the source", 7, []ringflake.Option{ringflake.WithNodeSource(ringflake.StaticNode(7))}, ringflake.ErrInvalidOption},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ringflake.New(tc.node, append(tc.opts, ringflake.WithClock(clk))...)
+			require.ErrorIs(t, err, tc.err)
+		})
+	}
+}

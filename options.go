@@ -29,6 +29,8 @@ type config struct {
 
 	maxForward    time.Duration // WithMaxForward
 	maxForwardSet bool          // WithMaxForward was given
+
+	nodes NodeSource // WithNodeSource
 }
 
 type optionFunc func(*config)
@@ -94,6 +96,26 @@ func WithMarkStore(s MarkStore) Option {
 // is raised to two ticks instead), negative durations included.
 func WithMarkAhead(d time.Duration) Option {
 	return optionFunc(func(cfg *config) { cfg.ahead, cfg.aheadSet = d, true })
+}
+
+// WithNodeSource makes [New] take the node id from src, asked once for
+// the generator's layout, instead of from its node argument, which must
+// then be 0: New(0, WithNodeSource(EnvNode("NODE_ID"))) for a replicated
+// service whose orchestrator numbers its replicas, or
+// WithNodeSource(OrdinalNode("")) for a StatefulSet. New returns the
+// source's error as it is (matching [ErrNodeUnavailable] or
+// [ErrNodeOutOfRange] for the built-in sources), and fails with
+// [ErrInvalidOption] for a nil src or a nonzero node argument beside it. A
+// [Lease] is a node source of its own: give it with [WithLease] and its
+// Node to New.
+func WithNodeSource(src NodeSource) Option {
+	return optionFunc(func(cfg *config) {
+		if src == nil {
+			invalidOption(cfg, "WithNodeSource(nil)")
+			return
+		}
+		cfg.nodes = src
+	})
 }
 
 // WithLease makes the generator issue under a leased node id: it checks

@@ -89,10 +89,11 @@ func mustPreset(name string, spec LayoutSpec) Layout {
 	return l
 }
 
-// Presets returns every preset layout, the default ([TwitterLayout])
+// presets returns every preset layout, the default ([TwitterLayout])
 // first: twitter, sonyflake, sonyflake-v2, discord, js-safe. [ParseLayout]
-// knows each by the name its String returns.
-func Presets() []Layout {
+// knows each by the name its String returns; package layoutplan lists
+// them for the people choosing one (layoutplan.Presets).
+func presets() []Layout {
 	return []Layout{TwitterLayout(), SonyflakeLayout(), SonyflakeV2Layout(), DiscordLayout(), JSSafeLayout()}
 }
 
@@ -101,7 +102,7 @@ const presetNames = "twitter, sonyflake, sonyflake-v2, discord or js-safe"
 
 // presetNamed returns the preset layout called name.
 func presetNamed(name string) (Layout, bool) {
-	for _, l := range Presets() {
+	for _, l := range presets() {
 		if l.preset == name {
 			return l, true
 		}

@@ -208,3 +208,14 @@ func Capacity(l ringflake.Layout) float64 {
 	}
 	return float64(l.MaxSequence()+1) * float64(time.Second) / float64(l.Spec().Unit)
 }
+
+// Presets returns ringflake's preset layouts, the default
+// ([ringflake.TwitterLayout]) first: twitter, sonyflake, sonyflake-v2,
+// discord, js-safe. [ringflake.ParseLayout] knows each by the name its
+// String returns. Each call returns a new slice.
+func Presets() []ringflake.Layout {
+	return []ringflake.Layout{
+		ringflake.TwitterLayout(), ringflake.SonyflakeLayout(), ringflake.SonyflakeV2Layout(),
+		ringflake.DiscordLayout(), ringflake.JSSafeLayout(),
+	}
+}

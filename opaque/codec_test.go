@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/layoutplan"
 )
 
 func newCodec(t testing.TB, keys *Keys, tweak string, opts ...Option) *Codec {
@@ -100,7 +101,7 @@ func TestRoundTripTenMillionRandomIDs(t *testing.T) {
 func extremeIDs(t *testing.T) []ringflake.ID {
 	t.Helper()
 	ids := []ringflake.ID{0, 1, 1<<53 - 1, 1 << 53, 1<<53 + 1, math.MaxInt64 - 1, math.MaxInt64}
-	for _, l := range ringflake.Presets() {
+	for _, l := range layoutplan.Presets() {
 		mid := l.Spec().Epoch.Add(l.Last().Sub(l.Spec().Epoch) / 2)
 		for _, at := range []time.Time{l.Spec().Epoch, mid, l.Last()} {
 			lo, hi, err := l.Bounds(at, at)

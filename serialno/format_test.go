@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/layoutplan"
 	"github.com/ringflake/ringflake/serialno"
 )
 
@@ -21,7 +22,7 @@ import (
 func presetLayouts(t testing.TB) []ringflake.Layout {
 	t.Helper()
 	var ls []ringflake.Layout
-	for _, p := range ringflake.Presets() {
+	for _, p := range layoutplan.Presets() {
 		l, err := ringflake.ParseLayout(p.String())
 		require.NoError(t, err, p.String())
 		ls = append(ls, l)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/layoutplan"
 	"github.com/ringflake/ringflake/simclock"
 	"github.com/ringflake/ringflake/strategies"
 )
@@ -60,7 +61,7 @@ func (p sqlLayout) args() []any {
 func testLayouts(t *testing.T) []ringflake.Layout {
 	t.Helper()
 	var out []ringflake.Layout
-	for _, l := range ringflake.Presets() {
+	for _, l := range layoutplan.Presets() {
 		for _, o := range []ringflake.Order{ringflake.TimeNodeSequence, ringflake.TimeSequenceNode} {
 			spec := l.Spec()
 			spec.Order = o

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/layoutplan"
 	"github.com/ringflake/ringflake/opaque"
 )
 
@@ -111,7 +112,7 @@ func TestSQLOpaqueAgreesWithGo(t *testing.T) {
 	first, err := l.Compose(time.Date(2026, 11, 26, 18, 0, 0, 0, time.UTC), 9, 0)
 	require.NoError(t, err)
 	ids := []ringflake.ID{0, 1, math.MaxInt64}
-	for _, p := range ringflake.Presets() {
+	for _, p := range layoutplan.Presets() {
 		lo, hi, err := p.Bounds(p.Spec().Epoch, p.Last())
 		require.NoError(t, err)
 		ids = append(ids, lo, hi)

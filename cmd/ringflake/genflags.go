@@ -8,6 +8,7 @@ import (
 
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/hostlocal"
+	"github.com/ringflake/ringflake/layoutplan"
 	"github.com/ringflake/ringflake/strategies"
 )
 
@@ -123,7 +124,7 @@ func (iss *issuer) releaseNode() error {
 // help.
 func layoutPresets() string {
 	var names []string
-	for _, l := range ringflake.Presets() {
+	for _, l := range layoutplan.Presets() {
 		names = append(names, l.String())
 	}
 	return strings.Join(names, ", ")

@@ -12,6 +12,7 @@ import (
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/encodings"
 	"github.com/ringflake/ringflake/idserver"
+	"github.com/ringflake/ringflake/layoutplan"
 	"github.com/ringflake/ringflake/opaque"
 	"github.com/ringflake/ringflake/serialno"
 )
@@ -118,7 +119,7 @@ func plausibleLayouts(id ringflake.ID, now time.Time) []ringflake.Layout {
 		away time.Duration // from now, either way
 	}
 	var fits []fit
-	for _, l := range ringflake.Presets() {
+	for _, l := range layoutplan.Presets() {
 		p, err := l.Decompose(id)
 		if err == nil && !p.Time.After(now.Add(plausibleAhead)) {
 			away := now.Sub(p.Time)

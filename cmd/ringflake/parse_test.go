@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ringflake/ringflake/layoutplan"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/ringflake/ringflake"
 )
 
 func TestParseCLIHexPrefix(t *testing.T) {
@@ -88,7 +87,7 @@ func TestParseLayoutAuto(t *testing.T) {
 // first, though it dates plausibly under others too.
 func TestParseLayoutAutoNearestFirst(t *testing.T) {
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	for _, l := range ringflake.Presets() {
+	for _, l := range layoutplan.Presets() {
 		id, err := l.Compose(now, 1, 0)
 		require.NoError(t, err)
 		ls := plausibleLayouts(id, now)

@@ -6,7 +6,7 @@
 // saves started through Go and the waits for them announced through Wait;
 // any other store gets a plain go statement and nothing announced.
 //
-// [MarkStore]: github.com/ringflake/ringflake.MarkStore
+// [MarkStore]: https://pkg.go.dev/github.com/ringflake/ringflake#MarkStore
 package simhook
 
 // A Runner runs a generator's background work under a simulation.
