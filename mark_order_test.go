@@ -2,6 +2,7 @@ package ringflake_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -189,7 +190,10 @@ func TestMarkSavesOnlyGoUpUnderConcurrentCalls(t *testing.T) {
 							_, err = g.Next()
 						}
 						if err != nil {
-							assert.ErrorIs(t, err, ringflake.ErrClockRollback)
+							// Goroutines move the simulated clock between
+							// another's monotonic and wall reads: a call may
+							// meet what looks like a step or a freeze.
+							assert.True(t, errors.Is(err, ringflake.ErrClockRollback) || errors.Is(err, ringflake.ErrClockFrozen), "%v", err)
 						}
 						if i%7 == w {
 							clk.Add(3 * time.Millisecond)

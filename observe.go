@@ -78,10 +78,11 @@ func (g *Generator) Observe(id ID) error {
 		return &strategies.AheadError{Ahead: time.Duration(t)*l.unit - time.Duration(e), Max: time.Duration(g.forward) * l.unit}
 	}
 	// In this order: the pairs at t that would sort at or below id are
-	// taken out of the ring first, then the lead, the floor and the newest
-	// tick move, so that a call that sees any of them finds t's slot
-	// ready, and a call that finds the newest tick at t knows it leads
-	// there. Only an ID above the newest one issued makes the generator
+	// taken out of the ring first, then the lead, the newest tick and the
+	// floor move, so that a call that sees any of them finds t's slot
+	// ready, a call that finds the newest tick at t knows it leads there,
+	// and an Observe that finds the floor at or above t (and returns at
+	// once) finds the newest tick there too. Only an ID above the newest one issued makes the generator
 	// lead — one at a later tick, or at the newest tick above the pairs
 	// issued there (burned) — so that one at or below it leaves nothing
 	// a later step back could borrow across.
@@ -90,9 +91,9 @@ func (g *Generator) Observe(id ID) error {
 	if t > newest || t == newest && burned {
 		storeMax(&g.observedLead, t)
 	}
+	_, raised := g.raiseFrom(t)
 	prevFloor := g.floor.Load()
 	storeMax(&g.floor, t)
-	_, raised := g.raiseFrom(t)
 	if burned || raised || t > prevFloor {
 		c.observeMoved.Add(1)
 		storeMax(&c.observeJump, t-now)
