@@ -25,7 +25,8 @@ func (g *Generator) sleep(ctx context.Context, e int64, d time.Duration) (slept 
 	if d <= 0 {
 		return 0, nil
 	}
-	if g.src.sys && d <= preciseWait && kernelSleep && !bubbled(time.Now()) {
+	bubble := g.src.sys && bubbled(time.Now())
+	if g.src.sys && d <= preciseWait && kernelSleep && !bubble {
 		// The monotonic instant of e is now less the time since e, as
 		// the estimate tells it. After another call re-synced across a
 		// step, the estimate's offset is not the one e was read with:
@@ -35,6 +36,20 @@ func (g *Generator) sleep(ctx context.Context, e int64, d time.Duration) (slept 
 		left := min(max(e+int64(d)-(m+g.src.offset.Load()), 0), int64(d))
 		err := g.waits.wait(ctx, m+left)
 		return min(time.Duration(g.src.monotonic()-m), d), err
+	}
+	if bubble {
+		// Inside a testing/synctest bubble only the bubble's own timers
+		// and channels let its clock move on; a generator made outside
+		// the bubble has channels of the outside world, and waiting on
+		// them would keep every goroutine of the bubble from ever being
+		// idle. So a wait there lasts its time (or ends with ctx): a
+		// step or Close meanwhile is seen when it is over.
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(d):
+			return d, nil
+		}
 	}
 	step, done := g.waits.signals()
 	var m int64
