@@ -610,3 +610,14 @@ func TestComboConcurrent(t *testing.T) {
 	}
 	t.Logf("%d seeds, %d IDs", *comboConcurrent, issued)
 }
+
+// FuzzCombo draws the combination cases from fuzzed seeds, played
+// deterministically.
+func FuzzCombo(f *testing.F) {
+	for _, seed := range []uint64{1, 157, 2026} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		runComboDeterministic(t, seed)
+	})
+}
