@@ -36,6 +36,7 @@ var (
 	comboSeeds      = flag.Int("combo.seeds", 2000, "seeds of TestComboDeterministic")
 	comboConcurrent = flag.Int("combo.concurrent", 40, "seeds of TestComboConcurrent")
 	comboFirst      = flag.Uint64("combo.first", 1, "first seed of the combination tests")
+	comboKeepGoing  = flag.Int("combo.keepgoing", 0, "run each seed as a subtest and stop after this many failing seeds (0: stop at the first)")
 	comboTrace      = flag.Bool("combo.trace", false, "log every op of the combination tests (use with -combo.first and -combo.seeds=1)")
 )
 
@@ -199,6 +200,8 @@ type comboRun struct {
 	issuedInRun int
 	steppedBack atomic.Bool  // the wall clock stepped back at some point of the case
 	froze       atomic.Bool  // the wall clock stood still at some point of the case
+	stepInRun   atomic.Bool  // the wall clock stepped back during the running generator's run
+	startBehind bool         // the run started with the clock behind the loaded mark's Since
 	observed    atomic.Int64 // the greatest ID an Observe of this run returned for (-1: none)
 	issued      int
 	errs        map[string]int
@@ -263,6 +266,8 @@ func (r *comboRun) newRun(spelling string) {
 			r.floor = layout.Tick(mark.Limit)
 		}
 		r.observed.Store(-1)
+		r.stepInRun.Store(false)
+		r.startBehind = r.clk.Wall().Before(mark.Since)
 		r.issuedInRun = 0
 		return
 	}
@@ -356,8 +361,14 @@ func (r *comboRun) checkCall(what string, ids []ringflake.ID, err error, obsBefo
 		if re.Behind <= 0 {
 			r.failf("%s: a rollback of %v", what, re.Behind)
 		}
+		if r.gen.Stats().Rollbacks == 0 && r.stepInRun.Load() && !r.startBehind && comboStrict {
+			r.failf("%s: %v, but Stats.Rollbacks is 0", what, err)
+		}
 	case errors.Is(err, ringflake.ErrClockFrozen):
 		r.errs["frozen"]++
+		if !r.froze.Load() {
+			r.failf("%s: %v, but the clock never stood still", what, err)
+		}
 	case errors.Is(err, ringflake.ErrMarkNotSaved) && errors.Is(err, errSaveFailed):
 		r.errs["not saved"]++
 	case cancelled && errors.Is(err, context.Canceled):
@@ -453,6 +464,7 @@ func (r *comboRun) clockOp(rng *rand.Rand) {
 	case k < 15:
 		d := []time.Duration{unit, 3 * unit, 20 * unit, 300 * unit, 2 * time.Second}[rng.IntN(5)]
 		r.steppedBack.Store(true)
+		r.stepInRun.Store(true)
 		r.trace("Step(-%v)", d)
 		r.clk.Step(-d)
 	case k < 17:
@@ -503,8 +515,16 @@ func runComboDeterministic(t testing.TB, seed uint64) *comboRun {
 }
 
 func TestComboDeterministic(t *testing.T) {
-	issued := 0
+	issued, failed := 0, 0
 	for seed := *comboFirst; seed < *comboFirst+uint64(*comboSeeds); seed++ {
+		if *comboKeepGoing > 0 {
+			if !t.Run(fmt.Sprint(seed), func(t *testing.T) { runComboDeterministic(t, seed) }) {
+				if failed++; failed == *comboKeepGoing {
+					return
+				}
+			}
+			continue
+		}
 		r := runComboDeterministic(t, seed)
 		if t.Failed() {
 			return
