@@ -71,7 +71,15 @@ type comboStore struct {
 	trace    func(format string, args ...any)
 }
 
-func (s *comboStore) SaveMark(ctx context.Context, m ringflake.Mark) error {
+func (s *comboStore) SaveMark(_ context.Context, m ringflake.Mark) error {
+	o := s.orderedStore
+	o.mu.Lock()
+	gate, started := o.gate, o.started
+	o.mu.Unlock()
+	if gate != nil { // held, as orderedStore holds a save, until the driver lets it through
+		started <- struct{}{}
+		<-gate
+	}
 	s.mu.Lock()
 	fail := s.rng.Float64() < s.failRate
 	s.mu.Unlock()
@@ -81,7 +89,11 @@ func (s *comboStore) SaveMark(ctx context.Context, m ringflake.Mark) error {
 	if fail {
 		return errSaveFailed
 	}
-	return s.orderedStore.SaveMark(ctx, m)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.mark = m
+	o.runs[len(o.runs)-1] = append(o.runs[len(o.runs)-1], m)
+	return nil
 }
 
 func (s *comboStore) current() ringflake.Mark {
@@ -100,6 +112,10 @@ type budgetClock struct {
 	seed   uint64
 	reads  atomic.Int64
 	budget int64
+	// sleeping is set by After: the ctx.Done() the generator reads next
+	// is a sleep's (wait.go), which the simulated clock ends at once, not
+	// a wait for a save.
+	sleeping atomic.Bool
 }
 
 func (b *budgetClock) count() {
@@ -112,6 +128,7 @@ func (b *budgetClock) count() {
 func (b *budgetClock) Now() time.Time { b.count(); return b.clk.Now() }
 func (b *budgetClock) After(d time.Duration) <-chan time.Time {
 	b.count()
+	b.sleeping.Store(true)
 	return b.clk.After(d)
 }
 
@@ -206,14 +223,18 @@ type comboRun struct {
 	issued      int
 	errs        map[string]int
 	workers     bool     // workers call concurrently: the order check is off
+	offMain     bool     // calls run off the test's goroutine: a failure ends theirs
+	blocked     chan struct{}
+	cancelledOp bool // the deterministic op in progress has a cancelled context
+	held        bool // a save waits at the gate
 	proc        *process // the running generator's access to the store
 }
 
 func (r *comboRun) failf(format string, args ...any) {
 	r.t.Helper()
 	r.t.Errorf("%v\nrun %d: %s", r.cc, r.run, fmt.Sprintf(format, args...))
-	if r.workers {
-		runtime.Goexit() // a worker's goroutine; the driver sees it finish
+	if r.workers || r.offMain {
+		runtime.Goexit() // a worker's or an op's goroutine; the driver sees it finish
 	}
 	r.t.FailNow()
 }
@@ -361,12 +382,14 @@ func (r *comboRun) checkCall(what string, ids []ringflake.ID, err error, obsBefo
 		if re.Behind <= 0 {
 			r.failf("%s: a rollback of %v", what, re.Behind)
 		}
-		if r.gen.Stats().Rollbacks == 0 && r.stepInRun.Load() && !r.startBehind && comboStrict {
+		if r.gen.Stats().Rollbacks == 0 && r.stepInRun.Load() && !r.startBehind && !r.cc.wallOnly && comboStrict {
 			r.failf("%s: %v, but Stats.Rollbacks is 0", what, err)
 		}
 	case errors.Is(err, ringflake.ErrClockFrozen):
 		r.errs["frozen"]++
-		if !r.froze.Load() {
+		// A wall that stepped forward and back by as much between two
+		// readings cannot be told from one that stood still.
+		if !r.froze.Load() && !r.steppedBack.Load() {
 			r.failf("%s: %v, but the clock never stood still", what, err)
 		}
 	case errors.Is(err, ringflake.ErrMarkNotSaved) && errors.Is(err, errSaveFailed):
@@ -378,6 +401,29 @@ func (r *comboRun) checkCall(what string, ids []ringflake.ID, err error, obsBefo
 	}
 }
 
+// ctx returns base as the calls get it: in the deterministic mode, a
+// context that tells the driver when a call is about to wait for a save.
+func (r *comboRun) ctx(base context.Context) context.Context {
+	if r.blocked == nil {
+		return base
+	}
+	return opContext{base, r}
+}
+
+// opContext reports each Done the generator reads, except a sleep's, to
+// the driver: the call is about to wait for the save in flight.
+type opContext struct {
+	context.Context
+	r *comboRun
+}
+
+func (c opContext) Done() <-chan struct{} {
+	if !c.r.bc.sleeping.Swap(false) {
+		c.r.blocked <- struct{}{}
+	}
+	return c.Context.Done()
+}
+
 // callOp makes one call of a kind drawn from rng and checks it.
 func (r *comboRun) callOp(rng *rand.Rand, buf []ringflake.ID) {
 	obs := r.observed.Load()
@@ -385,22 +431,24 @@ func (r *comboRun) callOp(rng *rand.Rand, buf []ringflake.ID) {
 	perTick := int(r.layout.MaxSequence()) + 1
 	switch k := rng.IntN(10); {
 	case k < 3:
-		id, err := g.NextContext(context.Background())
+		id, err := g.NextContext(r.ctx(context.Background()))
 		r.checkCall("NextContext", idsOf(id, err), err, obs, false)
 	case k < 4:
+		r.cancelledOp = true
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		id, err := g.NextContext(ctx)
+		id, err := g.NextContext(r.ctx(ctx))
 		r.checkCall("NextContext (cancelled)", idsOf(id, err), err, obs, true)
 	case k < 8:
 		n := 1 + rng.IntN(min(len(buf), 3*perTick))
-		got, err := g.NextN(context.Background(), buf[:n])
+		got, err := g.NextN(r.ctx(context.Background()), buf[:n])
 		r.checkCall(fmt.Sprintf("NextN(%d)", n), buf[:got], err, obs, false)
 	default:
+		r.cancelledOp = true
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		n := 1 + rng.IntN(min(len(buf), 2*perTick))
-		got, err := g.NextN(ctx, buf[:n])
+		got, err := g.NextN(r.ctx(ctx), buf[:n])
 		r.checkCall(fmt.Sprintf("NextN(%d) (cancelled)", n), buf[:got], err, obs, true)
 	}
 }
@@ -488,30 +536,103 @@ func newComboRun(t testing.TB, cc comboCase) *comboRun {
 	return r
 }
 
-// runComboDeterministic plays a case on one goroutine: every op, and
-// every save (SyncMark after each op), in an order the seed fixes.
+// runComboDeterministic plays a case with one caller, in an order the
+// seed fixes: each op runs on its own goroutine while the driver holds
+// the save it starts at the store's gate, and lets it through when the
+// call is about to wait for it — after moving the clock, as a slow store
+// lets time pass — or after the op, or ops later (a save that lands
+// late). The driver decides only where the call has finished or waits,
+// so a seed replays exactly.
 func runComboDeterministic(t testing.TB, seed uint64) *comboRun {
 	cc := drawCombo(t, seed)
 	r := newComboRun(t, cc)
+	r.offMain, r.blocked = true, make(chan struct{})
 	rng := rand.New(rand.NewPCG(seed, 0x6f7073))
+	st := r.store.orderedStore
 	buf := make([]ringflake.ID, 64)
 	for run := range cc.runs {
 		r.run = run
 		r.newRun(cc.spellings[rng.IntN(len(cc.spellings))])
+		st.mu.Lock()
+		st.gate, st.started = make(chan struct{}), make(chan struct{})
+		st.mu.Unlock()
 		for range cc.ops {
 			switch k := rng.IntN(10); {
 			case k < 5:
-				r.callOp(rng, buf)
+				r.detOp(rng, func() { r.callOp(rng, buf) })
 			case k < 6:
-				r.observeOp(rng)
+				r.detOp(rng, func() { r.observeOp(rng) })
 			default:
 				r.clockOp(rng)
 			}
-			_ = r.gen.SyncMark(context.Background())
+			if t.Failed() {
+				t.FailNow()
+			}
 		}
+		if r.held {
+			r.letThrough(rng)
+		}
+		st.mu.Lock()
+		st.gate = nil
+		st.mu.Unlock()
 		r.endRun(rng.IntN(2) == 0)
 	}
 	return r
+}
+
+// detOp runs one op of the deterministic mode (see runComboDeterministic).
+func (r *comboRun) detOp(rng *rand.Rand, op func()) {
+	st := r.store.orderedStore
+	r.cancelledOp = false
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		op()
+	}()
+	for waiting := true; waiting; {
+		select {
+		case <-done:
+			waiting = false
+		case <-st.started:
+			r.held = true
+		case <-r.blocked:
+			if r.cancelledOp {
+				continue // its context ends the wait
+			}
+			if !r.held {
+				<-st.started
+				r.held = true
+			}
+			r.letThrough(rng)
+		}
+	}
+	if !r.held && errors.Is(r.gen.SyncMark(cancelled), context.Canceled) {
+		<-st.started // a save the op started is on its way to the gate
+		r.held = true
+	}
+	if r.held && rng.IntN(3) != 0 {
+		r.letThrough(rng)
+		_ = r.gen.SyncMark(context.Background()) // no op runs: nothing starts another save
+	}
+}
+
+// cancelled is a context that has ended: SyncMark with it tells whether a
+// save is in flight.
+var cancelled = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
+// letThrough lets the save held at the gate through, after the clock
+// moved on for a while: a slow save.
+func (r *comboRun) letThrough(rng *rand.Rand) {
+	for range rng.IntN(3) {
+		r.clockOp(rng)
+	}
+	r.trace("the save in flight goes on")
+	r.store.orderedStore.gate <- struct{}{}
+	r.held = false
 }
 
 func TestComboDeterministic(t *testing.T) {
@@ -640,4 +761,18 @@ func FuzzCombo(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64) {
 		runComboDeterministic(t, seed)
 	})
+}
+
+// TestComboDeterministicReplays plays seeds twice: the same IDs, errors
+// and saves each time, so that a failing seed replays exactly.
+func TestComboDeterministicReplays(t *testing.T) {
+	for seed := uint64(1); seed <= 200; seed++ {
+		if drawCombo(t, seed).seqOffset > 0 {
+			continue // each generator draws its own first sequence numbers
+		}
+		a, b := runComboDeterministic(t, seed), runComboDeterministic(t, seed)
+		require.Equal(t, a.seen, b.seen, "seed %d: other IDs", seed)
+		require.Equal(t, a.errs, b.errs, "seed %d: other errors", seed)
+		require.Equal(t, a.store.orderedStore.runs, b.store.orderedStore.runs, "seed %d: other saves", seed)
+	}
 }
