@@ -222,11 +222,11 @@ type comboRun struct {
 	observed    atomic.Int64 // the greatest ID an Observe of this run returned for (-1: none)
 	issued      int
 	errs        map[string]int
-	workers     bool     // workers call concurrently: the order check is off
-	offMain     bool     // calls run off the test's goroutine: a failure ends theirs
+	workers     bool // workers call concurrently: the order check is off
+	offMain     bool // calls run off the test's goroutine: a failure ends theirs
 	blocked     chan struct{}
-	cancelledOp bool // the deterministic op in progress has a cancelled context
-	held        bool // a save waits at the gate
+	cancelledOp bool     // the deterministic op in progress has a cancelled context
+	held        bool     // a save waits at the gate
 	proc        *process // the running generator's access to the store
 }
 
