@@ -434,7 +434,9 @@ func (r *comboRun) callOp(rng *rand.Rand, buf []ringflake.ID) {
 		id, err := g.NextContext(r.ctx(context.Background()))
 		r.checkCall("NextContext", idsOf(id, err), err, obs, false)
 	case k < 4:
-		r.cancelledOp = true
+		if !r.workers {
+			r.cancelledOp = true // for the deterministic driver, who alone reads it
+		}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		id, err := g.NextContext(r.ctx(ctx))
@@ -444,7 +446,9 @@ func (r *comboRun) callOp(rng *rand.Rand, buf []ringflake.ID) {
 		got, err := g.NextN(r.ctx(context.Background()), buf[:n])
 		r.checkCall(fmt.Sprintf("NextN(%d)", n), buf[:got], err, obs, false)
 	default:
-		r.cancelledOp = true
+		if !r.workers {
+			r.cancelledOp = true // for the deterministic driver, who alone reads it
+		}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		n := 1 + rng.IntN(min(len(buf), 2*perTick))
