@@ -56,10 +56,11 @@ func (g *Generator) sleep(ctx context.Context, e int64, d time.Duration) (slept 
 	if g.src.mono != nil {
 		m = g.src.monotonic()
 	}
+	timer := g.src.clock.After(d) // the clock first: a test clock learns a sleep starts
 	select {
 	case <-ctx.Done():
 		return 0, ctx.Err()
-	case <-g.src.clock.After(d):
+	case <-timer:
 		return d, nil
 	case <-step: // the clock stepped: decide again
 	case <-done: // closed

@@ -1,5 +1,3 @@
-//go:build combo_known_bugs
-
 package ringflake_test
 
 import (
@@ -15,11 +13,8 @@ import (
 	"github.com/ringflake/ringflake/strategies"
 )
 
-// These regressions fail on this branch; `go test -tags combo_known_bugs
-// -run 'TestCombo|TestKnown'` runs them, and holds the combination
-// harness to the promises they break (comboStrict).
-
-const comboStrict = true
+// Regressions the combination harness found: a wall clock that stands
+// still for part of a wait is a freeze, never a rollback.
 
 // Found by TestComboDeterministic, seed 157. A restart inside the previous
 // run's reservation (mark Limit 00.280, Since 00.200, clock at 00.200)
@@ -32,7 +27,7 @@ const comboStrict = true
 // waited in line and reads the clock before its wait's end counts the
 // place's target as the newest tick, unless the clock stood still for the
 // whole wait.)
-func TestKnownFreezeDuringAReservationWaitIsNoRollback(t *testing.T) {
+func TestFreezeDuringAReservationWaitIsNoRollback(t *testing.T) {
 	for _, mode := range clockModes(ringflake.SonyflakeLayout().Spec().Unit) {
 		for _, sname := range []string{"error", "wait:5ms", "ring", "ring,error"} {
 			t.Run(mode.name+"/"+sname, func(t *testing.T) {
@@ -65,7 +60,7 @@ func TestKnownFreezeDuringAReservationWaitIsNoRollback(t *testing.T) {
 // the wall that stands still for the whole wait
 // (TestTickWaitOnAStillClockIsAFreeze), not one that stands still for
 // part of it. (slow.go, situation.)
-func TestKnownPartFreezeDuringATickWaitIsNoRollback(t *testing.T) {
+func TestPartFreezeDuringATickWaitIsNoRollback(t *testing.T) {
 	layout := testLayout(t, "twitter,node=18,seq=4")
 	for _, mode := range clockModes(layout.Spec().Unit) {
 		for _, sname := range []string{"error", "wait:2ms", "ring", "ring,error"} {
