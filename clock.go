@@ -153,13 +153,24 @@ func (s *timeSource) readTick() (e, tick int64) {
 	case s.mono != nil:
 		e = int64(s.mono.Monotonic())
 	default:
+		// The last reading first: whatever reading it holds was taken
+		// before this one, so a clock that never steps back never reads
+		// below it — however concurrent calls are scheduled between
+		// their reading and their store. A step back of a whole tick or
+		// more counts once, by the call that moves the last reading
+		// back; a reading that lands between (a step of less than a
+		// tick, or a call that stored late) moves nothing.
+		prev := s.last.Load()
 		e = int64(s.clock.Now().Sub(s.epoch))
 		tick = floorDiv(e, s.unit)
-		// Concurrent calls read the clock in no particular order, so only
-		// a step back of a whole tick or more counts as one.
-		if prev := s.last.Swap(e); prev > e && prev-e >= s.unit {
-			s.stats.seeRollback(prev-e, tick < s.newest.Load())
-			s.stepped()
+		switch {
+		case prev-e >= s.unit:
+			if s.last.CompareAndSwap(prev, e) {
+				s.stats.seeRollback(prev-e, tick < s.newest.Load())
+				s.stepped()
+			}
+		case e > prev:
+			s.last.Store(e)
 		}
 		if tick > s.high.Load() {
 			storeMax(&s.high, tick)
@@ -247,8 +258,10 @@ func (s *timeSource) readWall(m int64) int64 {
 	}
 	tick := floorDiv(e, s.unit)
 	if prev := s.wall.Load(); floorDiv(prev, s.unit) > tick && s.wall.CompareAndSwap(prev, e) {
+		// No stepped(): waits in a bubble do not watch the step signal
+		// (see Generator.sleep), and a signal renewed inside a bubble
+		// would belong to it.
 		s.stats.seeRollback(prev-e, tick < s.newest.Load())
-		s.stepped()
 	}
 	s.offset.Store(e - m)
 	return e
