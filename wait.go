@@ -37,17 +37,22 @@ func (g *Generator) sleep(ctx context.Context, e int64, d time.Duration) (slept 
 		err := g.waits.wait(ctx, m+left)
 		return min(time.Duration(g.src.monotonic()-m), d), err
 	}
-	if bubble {
+	if bubble || g.tracer != nil {
 		// Inside a testing/synctest bubble only the bubble's own timers
 		// and channels let its clock move on; a generator made outside
 		// the bubble has channels of the outside world, and waiting on
-		// them would keep every goroutine of the bubble from ever being
-		// idle. So a wait there lasts its time (or ends with ctx): a
-		// step or Close meanwhile is seen when it is over.
+		// them would keep the bubble from ever being idle. A
+		// simulation's clock (one that traces waits: the replay of
+		// package scenario, package fleetsim) decides every wake-up
+		// itself, one goroutine at a time; a wake-up by a step or by
+		// Close from outside its schedule would let two calls run at
+		// once, and a replay would no longer be deterministic. There a
+		// wait lasts its time (or ends with ctx): a step or Close
+		// meanwhile is seen when it is over.
 		select {
 		case <-ctx.Done():
 			return 0, ctx.Err()
-		case <-time.After(d):
+		case <-g.src.clock.After(d):
 			return d, nil
 		}
 	}
