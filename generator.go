@@ -315,21 +315,6 @@ func (g *Generator) NextContext(ctx context.Context) (ID, error) {
 	return g.id(out.first), nil
 }
 
-// take is the one entry of every way of taking IDs (Next, NextN; Observe's
-// floor is applied on the way): up to want IDs of one tick, from the fast
-// path when it can issue, else from the slow path, which starts from what
-// the fast path read. Both take from the ring through claim.
-func (g *Generator) take(ctx context.Context, want uint64) (run, error) {
-	if g.unmade() {
-		return run{}, errUnmade
-	}
-	out, r := g.fast(want)
-	if out.n > 0 {
-		return out, nil
-	}
-	return g.slow(ctx, r, want)
-}
-
 // NextN fills ids with new IDs and returns how many it filled: all of them
 // unless it returns an error, in which case the IDs it filled before are
 // valid and issued. The IDs of one call are strictly increasing. NextN

@@ -71,3 +71,49 @@ func TestLaneIsOptIn(t *testing.T) {
 		})
 	}
 }
+
+// countingLogical is the logical strategy, TickStable, with its Decide
+// calls counted.
+type countingLogical struct {
+	strategies.Strategy
+	asked atomic.Int64
+}
+
+func (c *countingLogical) Decide(s strategies.Situation) strategies.Plan {
+	c.asked.Add(1)
+	return c.Strategy.Decide(s)
+}
+
+func (*countingLogical) TickStable() bool { return true }
+
+// A plan that counts on from the newest tick (logical, borrowing) serves
+// the calls of the same clock tick after it moved the newest tick on
+// within its range: at one clock tick, a generator borrowing ten ticks
+// asks its strategy once, not once per borrowed tick, and its IDs stay
+// unique, increasing and within the lead.
+func TestLaneCountsOnAcrossBorrowedTicks(t *testing.T) {
+	c := &countingLogical{Strategy: strategies.Logical(time.Second)}
+	clk := simclock.New(start)
+	small, err := ringflake.ParseLayout("twitter,node=18,seq=4") // 16 IDs a tick
+	require.NoError(t, err)
+	g, err := ringflake.New(1, ringflake.WithClock(clk), ringflake.WithStrategy(c), ringflake.WithLayout(small))
+	require.NoError(t, err)
+	var prev ringflake.ID
+	for i := range 16 * 11 { // the clock's tick, then ten borrowed ones
+		id, err := g.Next()
+		require.NoError(t, err)
+		require.Greater(t, id, prev, "call %d", i)
+		prev = id
+	}
+	assert.Equal(t, int64(1), c.asked.Load(), "asked once: when the clock's own tick was used up")
+	st := g.Stats()
+	assert.Equal(t, 10*time.Millisecond, st.Borrowed)
+	assert.Equal(t, uint64(16*11), st.Issued)
+	// The next clock tick is a new situation: the strategy is asked again.
+	clk.Add(time.Millisecond)
+	for range 17 {
+		_, err := g.Next()
+		require.NoError(t, err)
+	}
+	assert.Equal(t, int64(2), c.asked.Load())
+}
