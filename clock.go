@@ -206,6 +206,7 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 	// Monotonic first: the estimate at m with the offset another call
 	// may have stored meanwhile is still the wall clock at m, so
 	// concurrent re-syncs do not look like steps.
+	hi := s.high.Load() // before the clock is read, as steppedBack does
 	m := s.monotonic()
 	e = s.readWall(m)
 	w := s.monotonic() - m // how long reading the wall clock took
@@ -227,6 +228,16 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 	back := est - e
 	switch behind := tick < s.newest.Load(); {
 	case back <= max(w, prevW) || floorDiv(est, s.unit) <= tick:
+		if tick < hi && floorDiv(prevWall, s.unit) >= hi {
+			// A read slow enough to hide the step in its own slack (a
+			// goroutine preempted between the two reads): still, the wall
+			// reads behind a tick it was read at before this call began,
+			// and the last re-sync had not seen it there. The strategy
+			// meets the rollback; it counts, once.
+			s.stats.seeRollback(max(back, hi*s.unit-e), behind)
+			s.stepped()
+			break
+		}
 		if e != prevWall && s.frozen.Load() {
 			s.frozen.Store(false) // the wall runs again
 		}

@@ -174,3 +174,46 @@ func TestPartlyStillClockDuringATickWaitIsAFreeze(t *testing.T) {
 		})
 	}
 }
+
+// slowWall is a simulated clock whose next wall read takes time: Now
+// first lets d of time pass, once, as when a goroutine is preempted
+// between its monotonic read and its wall read.
+type slowWall struct {
+	*simclock.Clock
+	d time.Duration
+}
+
+func (c *slowWall) Now() time.Time {
+	c.Add(c.d)
+	c.d = 0
+	return c.Clock.Now()
+}
+
+// A step back met by a re-sync whose wall read took longer than the step
+// was counted as nothing — the wall read's own duration was taken for the
+// slack of the estimate — while the strategy met the rollback: an error
+// of ErrClockRollback with Stats.Rollbacks 0 (TestComboConcurrent, 1 run
+// in 40 at -cpu 16 -race). A wall reading below a tick the wall clock was
+// read at before is a step back however long the read took.
+func TestSlowWallReadStillSeesTheStep(t *testing.T) {
+	clk := &slowWall{Clock: simclock.New(start)}
+	g, err := ringflake.New(1, ringflake.WithClock(clk), ringflake.WithStrategy(strategies.Error()))
+	require.NoError(t, err)
+	for range 5 {
+		_, err := g.Next()
+		require.NoError(t, err)
+		clk.Clock.Add(time.Millisecond)
+	}
+	clk.d = 200 * time.Millisecond // the next wall read takes 200 ms
+	clk.Clock.Step(-284 * time.Millisecond)
+	clk.Clock.Add(time.Millisecond) // into the next tick: the estimate re-syncs
+	_, err = g.Next()
+	require.ErrorIs(t, err, ringflake.ErrClockRollback)
+	assert.Equal(t, uint64(1), g.Stats().Rollbacks, "the step the strategy met is counted")
+	for range 3 { // the same step is not counted again
+		clk.Clock.Add(time.Millisecond)
+		_, err = g.Next()
+		require.ErrorIs(t, err, ringflake.ErrClockRollback)
+	}
+	assert.Equal(t, uint64(1), g.Stats().Rollbacks)
+}
