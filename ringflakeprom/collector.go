@@ -30,6 +30,13 @@
 //	...
 //	h, err := idserver.New(gen, idserver.WithObserver(reqs))
 //
+// Each metric is defined once, in package
+// github.com/ringflake/ringflake/ringflakeprom/promtext (its name, help,
+// type, labels and how its value is read); the collectors here are built
+// from those tables. promtext also writes the same families in the
+// Prometheus text format without the Prometheus client, for a program
+// that would rather not compile it: `ringflake serve` is one.
+//
 // ringflake is licensed under the Apache License 2.0: see LICENSE at the
 // root of the repository.
 package ringflakeprom
@@ -40,17 +47,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/ringflakeprom/promtext"
 )
 
-// Collector is a [prometheus.Collector] for one generator. Make one with
-// [NewCollector]; the zero Collector is not usable. It is safe for
-// concurrent use.
+// Collector is a [prometheus.Collector] for one generator: the metrics
+// of [promtext.GeneratorMetrics]. Make one with [NewCollector]; the zero
+// Collector is not usable. It is safe for concurrent use.
 type Collector struct {
-	gen *ringflake.Generator
-
-	issued, rollbacks, freezes, ringReuses, borrowed *prometheus.Desc
-	waits, waited, tickWaits, tickWaited, errors     *prometheus.Desc
-	largestRollback, maxLead, lead, timeLeft         *prometheus.Desc
+	t table[ringflake.Stats]
 }
 
 // NewCollector returns a collector of g's counters; labels, which may be
@@ -63,26 +67,7 @@ func NewCollector(g *ringflake.Generator, labels prometheus.Labels) (*Collector,
 	if g == nil {
 		return nil, ErrNilGenerator
 	}
-	d := func(name, help string, varLabels ...string) *prometheus.Desc {
-		return prometheus.NewDesc("ringflake_"+name, help, varLabels, labels)
-	}
-	c := &Collector{
-		gen:             g,
-		issued:          d("ids_issued_total", "IDs issued."),
-		rollbacks:       d("clock_rollbacks_total", "Times the wall clock was seen to step back by at least one tick."),
-		freezes:         d("clock_freezes_total", "Times the wall clock was seen to stand still while the monotonic clock ran on (not rollbacks)."),
-		largestRollback: d("clock_rollback_largest_seconds", "Largest step back of the wall clock seen."),
-		ringReuses:      d("ring_reuses_total", "IDs issued from spare sequence numbers of earlier ticks during a rollback."),
-		borrowed:        d("borrowed_seconds_total", "Time borrowed ahead of the clock (logical strategy)."),
-		maxLead:         d("max_lead_seconds", "Furthest ahead of the clock an ID was stamped."),
-		waits:           d("rollback_waits_total", "Sleeps strategies asked for during rollbacks."),
-		waited:          d("rollback_wait_seconds_total", "Time slept during rollbacks."),
-		tickWaits:       d("tick_waits_total", "Waits for the next tick after a tick's sequence was used up."),
-		tickWaited:      d("tick_wait_seconds_total", "Time spent waiting for the next tick."),
-		errors:          d("errors_total", "Failed calls by kind.", "kind"),
-		lead:            d("lead_seconds", "How far the newest ID is stamped ahead of the clock (negative: behind)."),
-		timeLeft:        d("layout_time_left_seconds", "Time until the layout runs out (the end of its last tick); 0 once it has."),
-	}
+	c := &Collector{newTable(promtext.GeneratorMetrics(), labels, func() (ringflake.Stats, bool) { return g.Stats(), true })}
 	if err := checkDescs(c); err != nil {
 		return nil, err
 	}
@@ -100,40 +85,7 @@ func checkDescs(c prometheus.Collector) error {
 }
 
 // Describe sends the descriptors of every metric.
-func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.issued, c.rollbacks, c.freezes, c.largestRollback, c.ringReuses, c.borrowed,
-		c.maxLead, c.waits, c.waited, c.tickWaits, c.tickWaited, c.errors, c.lead, c.timeLeft} {
-		ch <- d
-	}
-}
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) { c.t.describe(ch) }
 
 // Collect reads the generator's Stats and sends them.
-func (c *Collector) Collect(ch chan<- prometheus.Metric) {
-	s := c.gen.Stats()
-	counter := func(d *prometheus.Desc, v float64, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
-	}
-	gauge := func(d *prometheus.Desc, v float64) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v)
-	}
-	counter(c.issued, float64(s.Issued))
-	counter(c.rollbacks, float64(s.Rollbacks))
-	counter(c.freezes, float64(s.Freezes))
-	gauge(c.largestRollback, s.LargestRollback.Seconds())
-	counter(c.ringReuses, float64(s.RingReuses))
-	counter(c.borrowed, s.Borrowed.Seconds())
-	gauge(c.maxLead, s.MaxLead.Seconds())
-	counter(c.waits, float64(s.Waits))
-	counter(c.waited, s.Waited.Seconds())
-	counter(c.tickWaits, float64(s.TickWaits))
-	counter(c.tickWaited, s.TickWaited.Seconds())
-	for kind, n := range map[string]uint64{
-		"rollback": s.Errors.Rollback, "frozen": s.Errors.Frozen, "lease_lost": s.Errors.LeaseLost, "expired": s.Errors.Expired,
-		"before_epoch": s.Errors.BeforeEpoch, "closed": s.Errors.Closed, "canceled": s.Errors.Canceled,
-		"other": s.Errors.Other,
-	} {
-		counter(c.errors, float64(n), kind)
-	}
-	gauge(c.lead, s.Lead.Seconds())
-	gauge(c.timeLeft, s.TimeLeft.Seconds())
-}
+func (c *Collector) Collect(ch chan<- prometheus.Metric) { c.t.collect(ch) }

@@ -1,11 +1,10 @@
 package ringflakeprom
 
 import (
-	"strconv"
-
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ringflake/ringflake/idserver"
+	"github.com/ringflake/ringflake/ringflakeprom/promtext"
 )
 
 // RequestCollector counts the requests an ID server answers (package
@@ -31,17 +30,14 @@ import (
 // Prometheus client.
 //
 // Make one with [NewRequestCollector]; the zero RequestCollector is not
-// usable. It is safe for concurrent use.
+// usable. It is safe for concurrent use. Its families are
+// [promtext.RequestDescs]; promtext.Requests counts the same without the
+// Prometheus client.
 type RequestCollector struct {
 	requests *prometheus.CounterVec
 	ids      *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 }
-
-// requestBuckets are the upper bounds, in seconds, of the duration
-// histogram: a request takes microseconds unless the generator waits
-// (a strategy's wait, a full tick, a slow mark store).
-var requestBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
 
 // NewRequestCollector returns a collector of an ID server's requests;
 // labels, which may be nil, are added to every metric (for example the
@@ -50,19 +46,17 @@ var requestBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.
 // Labels Prometheus refuses, and the names route, status and code, which
 // the metrics use themselves, are an error matching [ErrInvalidLabels].
 func NewRequestCollector(labels prometheus.Labels) (*RequestCollector, error) {
+	requests, ids, duration := promtext.RequestDescs()
 	c := &RequestCollector{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "ringflake_http_requests_total", Help: "Requests the ID server answered, by route, status and error code.",
-			ConstLabels: labels,
-		}, []string{"route", "status", "code"}),
+			Name: requests.Name, Help: requests.Help, ConstLabels: labels,
+		}, requests.Labels),
 		ids: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "ringflake_http_ids_total", Help: "IDs the ID server handed out in responses, by route.",
-			ConstLabels: labels,
-		}, []string{"route"}),
+			Name: ids.Name, Help: ids.Help, ConstLabels: labels,
+		}, ids.Labels),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "ringflake_http_request_duration_seconds", Help: "Time the ID server's handler took per request, by route.",
-			ConstLabels: labels, Buckets: requestBuckets,
-		}, []string{"route"}),
+			Name: duration.Name, Help: duration.Help, ConstLabels: labels, Buckets: promtext.RequestBuckets(),
+		}, duration.Labels),
 	}
 	if err := checkDescs(c); err != nil {
 		return nil, err
@@ -72,33 +66,12 @@ func NewRequestCollector(labels prometheus.Labels) (*RequestCollector, error) {
 
 // Observe counts a request; the handler calls it (see [idserver.Observer]).
 func (c *RequestCollector) Observe(o idserver.Outcome) {
-	route := o.Route
-	if route == "" {
-		route = "other"
-	}
-	c.requests.WithLabelValues(route, statusText(o.Status), o.Code).Inc()
+	route, status, code := promtext.RequestLabels(o)
+	c.requests.WithLabelValues(route, status, code).Inc()
 	if o.IDs > 0 {
 		c.ids.WithLabelValues(route).Add(float64(o.IDs))
 	}
 	c.duration.WithLabelValues(route).Observe(o.Duration.Seconds())
-}
-
-// statusText is status as a label value, without allocating for the
-// statuses the handler sends.
-func statusText(status int) string {
-	switch status {
-	case 200:
-		return "200"
-	case 400:
-		return "400"
-	case 404:
-		return "404"
-	case 405:
-		return "405"
-	case 503:
-		return "503"
-	}
-	return strconv.Itoa(status)
 }
 
 // Describe sends the descriptors of every metric.

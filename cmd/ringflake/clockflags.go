@@ -11,11 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/ringflake/ringflake/chronyhealth"
 	"github.com/ringflake/ringflake/clockhealth"
-	"github.com/ringflake/ringflake/ringflakeprom"
+	"github.com/ringflake/ringflake/ringflakeprom/promtext"
 )
 
 // clockSourceHelp documents -clock-source.
@@ -142,8 +140,8 @@ func (g *clockGate) readyz(next http.Handler) http.Handler {
 	})
 }
 
-// registry returns a Prometheus registry with the Go runtime's and the
-// process's collectors, as idserver's own, and the clock health's.
-func (g *clockGate) collector() (prometheus.Collector, error) {
-	return ringflakeprom.NewClockCollector(g.mon, nil)
+// metrics returns the clock health's metrics (ringflake_clock_…, the
+// families of ringflakeprom.ClockCollector) for serve's /metrics.
+func (g *clockGate) metrics() (promtext.Source, error) {
+	return promtext.NewSource(promtext.ClockMetrics(), nil, g.mon.Last)
 }

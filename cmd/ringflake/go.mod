@@ -4,7 +4,6 @@ go 1.24.0
 
 require (
 	github.com/jackc/pgx/v5 v5.8.0 // v5.9 and later need go 1.25
-	github.com/prometheus/client_golang v1.23.2
 	github.com/redis/go-redis/v9 v9.22.0
 	github.com/ringflake/ringflake v0.1.0
 	github.com/ringflake/ringflake/chronyhealth v0.1.0
@@ -18,8 +17,12 @@ require (
 )
 
 require (
+	github.com/prometheus/client_model v0.6.2
+	github.com/prometheus/common v0.66.1
+)
+
+require (
 	github.com/benbjohnson/clock v1.3.5 // indirect
-	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/coreos/go-semver v0.3.0 // indirect
 	github.com/coreos/go-systemd/v22 v22.3.2 // indirect
@@ -28,10 +31,8 @@ require (
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.2 // indirect
+	github.com/kr/pretty v0.3.1 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
-	github.com/prometheus/client_model v0.6.2 // indirect
-	github.com/prometheus/common v0.66.1 // indirect
-	github.com/prometheus/procfs v0.16.1 // indirect
 	github.com/ringflake/ringflake/segment v0.1.0 // indirect
 	go.etcd.io/etcd/api/v3 v3.5.23 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.5.23 // indirect

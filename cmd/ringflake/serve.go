@@ -13,13 +13,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/idserver"
-	"github.com/ringflake/ringflake/ringflakeprom"
+	"github.com/ringflake/ringflake/ringflakeprom/promtext"
 )
 
 // defaultListen is where serve listens unless -listen says otherwise:
@@ -100,10 +96,10 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 		defer cancel()
 		err = errors.Join(err, iss.close(cctx))
 	}()
-	var extra []prometheus.Collector
+	var extra []promtext.Source
 	if gate != nil {
 		// /metrics shows the clock's health too (ringflake_clock_…).
-		c, err := gate.collector()
+		c, err := gate.metrics()
 		if err != nil {
 			return err
 		}
@@ -182,27 +178,26 @@ func serve(args []string, stdout, stderr io.Writer) (err error) {
 }
 
 // serveMetrics returns what serve's /metrics exports (with extra, the
-// clock's health when serve watches it), on a registry of
-// its own: the generator's counters (ringflakeprom.Collector), the
-// requests' (ringflakeprom.RequestCollector, which the handler observes
-// with), and the Go runtime's and the process's.
-func serveMetrics(g *ringflake.Generator, extra ...prometheus.Collector) (*ringflakeprom.RequestCollector, http.Handler, error) {
-	gen, err := ringflakeprom.NewCollector(g, nil)
+// clock's health when serve watches it): the generator's counters, the
+// requests' (which the handler observes with), and the Go runtime's and
+// the process's. They are the families of package ringflakeprom's
+// collectors, and client_golang's Go and process collectors, written by
+// package promtext, so that the command compiles neither the Prometheus
+// client nor the Protocol Buffers runtime (docs/serve.md).
+func serveMetrics(g *ringflake.Generator, extra ...promtext.Source) (*promtext.Requests, http.Handler, error) {
+	gen, err := promtext.NewSource(promtext.GeneratorMetrics(), nil, func() (ringflake.Stats, bool) { return g.Stats(), true })
 	if err != nil {
 		return nil, nil, err
 	}
-	reqs, err := ringflakeprom.NewRequestCollector(nil)
+	reqs, err := promtext.NewRequests(nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	reg := prometheus.NewRegistry()
-	for _, c := range append([]prometheus.Collector{gen, reqs,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})}, extra...) {
-		if err := reg.Register(c); err != nil {
-			return nil, nil, fmt.Errorf("registering the metrics: %w", err)
-		}
+	h, err := promtext.NewHandler(append([]promtext.Source{gen, reqs, promtext.GoRuntime(), promtext.Process()}, extra...)...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the metrics: %w", err)
 	}
-	return reqs, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), nil
+	return reqs, h, nil
 }
 
 // listenLocal listens on addr (HOST:PORT), which must be a loopback
