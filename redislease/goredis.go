@@ -20,8 +20,8 @@ type Options = lease.Options
 
 // A Lease holds a node id in Redis until it is lost or closed: the
 // [lualease.Lease] of either transport, whose methods are documented
-// there. It implements [ringflake.Lease] and [ringflake.MarkStore]: pass
-// it to ringflake.New with [ringflake.WithLease]. A Lease is safe for
+// there. It implements ringflake.Lease and ringflake.MarkStore: pass it
+// to ringflake.New with ringflake.WithLease. A Lease is safe for
 // concurrent use by multiple goroutines.
 type Lease = lualease.Lease
 
