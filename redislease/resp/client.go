@@ -30,6 +30,8 @@ import (
 type Client struct {
 	opts Options
 	turn chan struct{} // holds a token while a call uses the connection
+	life context.Context
+	end  context.CancelFunc // Close ends life, and with it every call
 
 	mu     sync.Mutex // guards cn and closed, so that Close need not wait for a turn
 	cn     *conn      // nil before the first dial and after an error
@@ -52,7 +54,8 @@ func New(opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{opts: o, turn: make(chan struct{}, 1)}, nil
+	life, end := context.WithCancel(context.Background())
+	return &Client{opts: o, turn: make(chan struct{}, 1), life: life, end: end}, nil
 }
 
 // Addr returns the server's HOST:PORT.
@@ -69,7 +72,7 @@ func (c *Client) Do(ctx context.Context, args ...string) (any, error) {
 	if len(args) == 0 {
 		return nil, invalidf("Do without a command")
 	}
-	return c.call(ctx, func(cn *conn) (any, error) {
+	return c.call(ctx, func(ctx context.Context, cn *conn) (any, error) {
 		return c.exchange(ctx, cn, args)
 	})
 }
@@ -84,7 +87,7 @@ func (c *Client) RunScript(ctx context.Context, script string, keys []string, ar
 	cmd := make([]string, 0, 3+len(keys)+len(args))
 	cmd = append(cmd, "EVALSHA", hex.EncodeToString(sum[:]), strconv.Itoa(len(keys)))
 	cmd = append(append(cmd, keys...), args...)
-	return c.call(ctx, func(cn *conn) (any, error) {
+	return c.call(ctx, func(ctx context.Context, cn *conn) (any, error) {
 		v, err := c.exchange(ctx, cn, cmd)
 		if e := (*Error)(nil); errors.As(err, &e) && e.Code() == "NOSCRIPT" {
 			cmd[0], cmd[1] = "EVAL", script
@@ -94,8 +97,9 @@ func (c *Client) RunScript(ctx context.Context, script string, keys []string, ar
 	})
 }
 
-// Close closes the connection, at once: a call in progress fails, and
-// every later call returns [ErrClosed]. Closing twice returns nil.
+// Close closes the connection, at once: a call in progress (or its dial)
+// fails, and every later call returns [ErrClosed]. Closing twice returns
+// nil.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -103,6 +107,7 @@ func (c *Client) Close() error {
 		return nil
 	}
 	c.closed = true
+	c.end()
 	if c.cn != nil {
 		err := c.cn.nc.Close()
 		c.cn = nil
@@ -112,24 +117,27 @@ func (c *Client) Close() error {
 }
 
 // call runs f on the connection, dialled if need be, once it is this
-// call's turn, and drops the connection after an error that may have left
-// it out of step.
-func (c *Client) call(ctx context.Context, f func(*conn) (any, error)) (any, error) {
+// call's turn, with ctx ended by Close too, and drops the connection
+// after an error that may have left it out of step.
+func (c *Client) call(ctx context.Context, f func(context.Context, *conn) (any, error)) (any, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(c.life, cancel)()
 	select {
 	case c.turn <- struct{}{}:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, c.why(ctx.Err())
 	}
 	defer func() { <-c.turn }()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, c.why(err)
 	}
 	cn, err := c.conn(ctx)
 	if err != nil {
-		return nil, err
+		return nil, c.why(err)
 	}
 	stop := interruptOnDone(ctx, cn.nc)
-	v, err := f(cn)
+	v, err := f(ctx, cn)
 	interrupted := !stop()
 	var serverErr *Error
 	if interrupted || (err != nil && !errors.As(err, &serverErr)) {
@@ -246,6 +254,9 @@ func (c *Client) prepare(ctx context.Context, nc net.Conn) (*conn, error) {
 // errors name the address already).
 func (c *Client) dialError(ctx context.Context, err error) error {
 	var opErr *net.OpError
+	if d, ok := ctx.Deadline(); ok && ctx.Err() == nil && !time.Now().Before(d) {
+		return fmt.Errorf("resp: connecting to %s: %w", c.opts.Addr, context.DeadlineExceeded)
+	}
 	switch {
 	case ctx.Err() != nil:
 		return fmt.Errorf("resp: connecting to %s: %w", c.opts.Addr, ctx.Err())

@@ -253,3 +253,19 @@ func TestNewRejects(t *testing.T) {
 	require.ErrorIs(t, err, resp.ErrInvalidOption, "a call without a command")
 	require.False(t, errors.Is(err, resp.ErrClosed))
 }
+
+// Close also ends a call that is still preparing its connection (here, a
+// server that does not answer AUTH).
+func TestCloseDuringDial(t *testing.T) {
+	f, got := hanging(t)
+	c := f.client(t, resp.Options{Password: "pw", DialTimeout: time.Hour, ReadTimeout: time.Hour})
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Do(context.Background(), "PING")
+		done <- err
+	}()
+	<-got
+	require.NoError(t, c.Close())
+	require.ErrorIs(t, <-done, resp.ErrClosed)
+	assert.Equal(t, [][]string{{"AUTH", "pw"}}, f.received())
+}
