@@ -21,7 +21,35 @@
 // What both lease modules share — [Options], the events, the errors, the
 // renewal loop ([lease.Keeper], embedded in [Lease]) — is package
 // github.com/ringflake/ringflake/lease of the core module; this module
-// holds Redis's side of it: the Lua scripts and the go-redis calls.
+// holds Redis's side of it.
+//
+// # Two transports
+//
+// The lease — its Lua scripts, fencing, ordered marks, quiet periods and
+// skew measurement — is written once, in package
+// [github.com/ringflake/ringflake/redislease/lualease], over an interface
+// of one method: run this script with these keys and arguments
+// ([lualease.ScriptRunner]). Two clients run it:
+//
+//   - go-redis, through this package: [Acquire], [Claim], [List] and
+//     [MeasureOffset] take a go-redis client (redis.Scripter) and call
+//     lualease's. Use it in a service that has a go-redis client
+//     already, or needs what go-redis brings: pools, Cluster and
+//     Sentinel clients, RESP3, hooks for tracing.
+//   - [github.com/ringflake/ringflake/redislease/resp], a small RESP2
+//     client of this module that imports nothing beyond the standard
+//     library: pass a resp.Client to lualease.Acquire, Claim, List and
+//     MeasureOffset. Use it where go-redis would be compiled for the
+//     lease alone: a command-line tool, a small service, a program whose
+//     build time matters. The ringflake command uses it, and compiles no
+//     go-redis. It has one connection, redis:// and rediss:// URLs, AUTH,
+//     SELECT and TLS, and honours every context deadline; no Cluster, no
+//     Sentinel.
+//
+// Both send the same scripts to the same keys: leases of either transport
+// share a prefix, and everything below holds for both. [Lease] is
+// lualease's type whichever client holds it; its methods are documented
+// there.
 //
 // # How an id is held
 //
@@ -90,7 +118,8 @@
 // above that of the last save it stored, so a mark never goes back). Set
 // ContextTimeoutEnabled all the same, so that an abandoned call also gives
 // its connection back at the deadline rather than at the client's
-// ReadTimeout.
+// ReadTimeout. A resp.Client always stops at the deadline, and drops the
+// connection the call was on.
 //
 // # When Redis loses data
 //
@@ -171,11 +200,11 @@
 // pause, SIGSTOP), or for longer than the TTL in the middle of a call, may
 // issue an ID under an id that someone else holds by then. What keeps
 // those IDs unique is the high-water mark: the lease implements
-// [ringflake.MarkStore], the mark lives in the node hash (no TTL: marks
+// ringflake.MarkStore, the mark lives in the node hash (no TTL: marks
 // outlive leases), and a save succeeds only while the lease key holds the
 // saver's token (the token is the fencing token, and the check is in the
 // script). Saves take effect in the order the lease made them (each
-// carries its number; see [Lease.SaveMark]), so a save that stalled on
+// carries its number; see [lualease.Lease.SaveMark]), so a save that stalled on
 // the way cannot replace a later one. A generator never issues past its last saved mark, and the next
 // holder of the id starts after that mark, so the paused process's IDs
 // stay below the next holder's. This holds only when the generator keeps
@@ -219,7 +248,7 @@
 // off than Options.MaxSkew (default 1 s): |offset| − uncertainty >
 // MaxSkew. A measurement whose uncertainty covers the maximum does not
 // refuse; with a nearby Redis the uncertainty is a fraction of a
-// millisecond. Every successful renewal measures again ([Lease.ClockOffset]
+// millisecond. Every successful renewal measures again ([lualease.Lease.ClockOffset]
 // and the events' Offset): a holder that drifted beyond MaxSkew reports a
 // [lease.ClockSkewed] event, before the renewal's own, at every renewal
 // while it stays beyond; ringflakeprom and ringflakeexpvar export the

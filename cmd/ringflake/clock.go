@@ -11,7 +11,8 @@ import (
 
 	"github.com/ringflake/ringflake/chronyhealth"
 	"github.com/ringflake/ringflake/clockhealth"
-	"github.com/ringflake/ringflake/redislease"
+	"github.com/ringflake/ringflake/redislease/lualease"
+	"github.com/ringflake/ringflake/redislease/resp"
 	"github.com/ringflake/ringflake/strategies"
 )
 
@@ -58,9 +59,12 @@ func measureAgainst(ctx context.Context, spec string) (*offsetReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	client := newRedisClient(srv.redis)
+	client, err := resp.New(*srv.redis)
+	if err != nil {
+		return nil, fmt.Errorf("-against %s: %w", srv.where, err)
+	}
 	defer client.Close()
-	off, err := redislease.MeasureOffset(ctx, client, nil, 0)
+	off, err := lualease.MeasureOffset(ctx, client, nil, 0)
 	if err != nil {
 		return nil, fmt.Errorf("-against %s: %w", srv.where, err)
 	}

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/redis/go-redis/v9"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
@@ -26,7 +25,8 @@ import (
 	"github.com/ringflake/ringflake/etcdlease"
 	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/lease"
-	"github.com/ringflake/ringflake/redislease"
+	"github.com/ringflake/ringflake/redislease/lualease"
+	"github.com/ringflake/ringflake/redislease/resp"
 	"github.com/ringflake/ringflake/strategies"
 )
 
@@ -268,7 +268,7 @@ func endsInOrdinal(host string) bool {
 type server struct {
 	flag, spec string
 	opts       lease.Options
-	redis      *redis.Options  // for redis:// and rediss://
+	redis      *resp.Options   // for redis:// and rediss://
 	etcd       []string        // for etcd://: endpoints
 	pg         *pgxpool.Config // for postgres:// and postgresql://
 	where      string          // for errors: "127.0.0.1:6379", "etcd 127.0.0.1:2379"
@@ -335,12 +335,11 @@ func (s *server) parseRedis() error {
 		return err
 	}
 	u.RawQuery = rest.Encode()
-	if s.redis, err = redis.ParseURL(u.String()); err != nil {
+	opts, err := resp.ParseURL(u.String())
+	if err != nil {
 		return badValuef("%s %q: %v", s.flag, s.spec, err)
 	}
-	// Let go-redis itself give up at the lease's deadlines too (the
-	// lease stops waiting then in any case), freeing the connection.
-	s.redis.ContextTimeoutEnabled = true
+	s.redis = &opts
 	s.where = u.Host
 	return nil
 }
@@ -406,12 +405,15 @@ func (s *server) take(ctx context.Context, l ringflake.Layout, id int64) (node, 
 	case s.pg != nil:
 		h, closeClient, err = s.takePostgres(actx, opts, id)
 	case s.redis != nil:
-		client := newRedisClient(s.redis)
+		client, cerr := resp.New(*s.redis)
+		if cerr != nil {
+			return node{}, fmt.Errorf("%s: connecting to %s: %w", s.flag, s.where, cerr)
+		}
 		closeClient = client.Close
 		if id < 0 {
-			h, err = redislease.Acquire(actx, client, opts)
+			h, err = lualease.Acquire(actx, client, opts)
 		} else {
-			h, err = redislease.Claim(actx, client, id, opts)
+			h, err = lualease.Claim(actx, client, id, opts)
 		}
 	default:
 		client, cerr := clientv3.New(clientv3.Config{Endpoints: s.etcd, DialTimeout: acquireTimeout, Logger: zap.NewNop()})
@@ -470,17 +472,3 @@ func (s *server) tellQuiet(h heldLease) {
 	fmt.Fprintf(s.stderr, "ringflake: node %d from %s: waiting up to %v before the first ID: a new prefix %q, or a server that lost data, may have had a holder it forgot (the wait is ttl %v + maxlead %v + margin %v)\n",
 		h.Node(), s.where, cfg.Quiet().Round(time.Millisecond), cfg.Prefix, cfg.TTL, cfg.MaxLead, cfg.Margin)
 }
-
-// newRedisClient returns a go-redis client of opts that logs nothing: the
-// CLI's own error says what went wrong; go-redis's log lines ("redis:
-// …: dial tcp …: connection refused") only repeat it.
-func newRedisClient(opts *redis.Options) *redis.Client {
-	redis.SetLogger(quietRedis{})
-	return redis.NewClient(opts)
-}
-
-// quietRedis drops go-redis's log lines.
-type quietRedis struct{}
-
-// Printf drops the line.
-func (quietRedis) Printf(context.Context, string, ...any) {}

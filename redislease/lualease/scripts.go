@@ -1,6 +1,4 @@
-package redislease
-
-import "github.com/redis/go-redis/v9"
+package lualease
 
 // The scripts run atomically on the server: no other command runs between
 // their reads and their writes, which is what the seed article's
@@ -72,7 +70,7 @@ end
 // every id of [from, to] is held, {-1, epoch, quiet ms left, holder of
 // id to}: the holder recorded in its node hash when the hash's token is
 // the lease key's, else "".
-var acquireScript = redis.NewScript(guard + `
+const acquireScript = guard + `
 local p = KEYS[1]
 local epoch, quiet = guard(p, ARGV[6], ARGV[7])
 if not epoch then
@@ -90,7 +88,7 @@ if h[1] and h[1] == redis.call('GET', p .. ':lease:' .. ARGV[2]) then
   holder = h[2] or ''
 end
 return {-1, epoch, quiet, holder}
-`)
+`
 
 // renewScript extends a lease, or takes the id again when its key is gone
 // and nobody acquired the id since (the node hash still names our token).
@@ -99,7 +97,7 @@ return {-1, epoch, quiet, holder}
 // another token holds it, {-1, 0} the key is gone and someone else
 // acquired the id since, {-2, 0} the epoch is not ours: the server lost
 // the prefix's data.
-var renewScript = redis.NewScript(guard + `
+const renewScript = guard + `
 local p = KEYS[1]
 local epoch, quiet = guard(p, '', ARGV[5])
 if epoch == nil then
@@ -122,16 +120,16 @@ if redis.call('HGET', p .. ':node:' .. ARGV[1], 'token') ~= ARGV[2] then
 end
 redis.call('SET', lease, ARGV[2], 'PX', ARGV[3])
 return {2, quiet}
-`)
+`
 
 // releaseScript deletes the lease key if it still holds our token.
 // KEYS = lease key; ARGV = token. Returns 1 when deleted.
-var releaseScript = redis.NewScript(`
+const releaseScript = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])
 end
 return 0
-`)
+`
 
 // saveMarkScript stores the mark only while our token holds the lease: the
 // token is the fencing token. And only when it is the lease's latest save
@@ -140,7 +138,7 @@ return 0
 // a no-op. KEYS = lease key, node key; ARGV = token, mark, the save's
 // number. Returns 1 when saved, 0 when the lease is not ours, 2 when a
 // later save of ours was stored first.
-var saveMarkScript = redis.NewScript(`
+const saveMarkScript = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return 0
 end
@@ -153,18 +151,18 @@ if saved then
 end
 redis.call('HSET', KEYS[2], 'mark', ARGV[2], 'saved', ARGV[1] .. ' ' .. ARGV[3])
 return 1
-`)
+`
 
 // loadMarkScript returns the latest acquirer's token and the mark.
 // KEYS = node key.
-var loadMarkScript = redis.NewScript(`
+const loadMarkScript = `
 return redis.call('HMGET', KEYS[1], 'token', 'mark')
-`)
+`
 
 // listScript reports the held ids in [ARGV[1], ARGV[2]]: for each, the id,
 // its remaining TTL in ms, the lease's token, and the node hash's token,
 // holder and mark. KEYS[1] = "{p}".
-var listScript = redis.NewScript(`
+const listScript = `
 local p, out = KEYS[1], {}
 for i = tonumber(ARGV[1]), tonumber(ARGV[2]) do
   local k = p .. ':lease:' .. i
@@ -175,4 +173,4 @@ for i = tonumber(ARGV[1]), tonumber(ARGV[2]) do
   end
 end
 return out
-`)
+`

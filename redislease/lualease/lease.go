@@ -1,4 +1,4 @@
-package redislease
+package lualease
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/lease"
 )
@@ -16,9 +14,9 @@ import (
 // Options configure [Acquire], [Claim] and [List]; the type is
 // [lease.Options], shared with etcdlease. With Redis, TTLs are whole
 // milliseconds, and a prefix p owns the keys "{p}:lease:<id>",
-// "{p}:node:<id>", "{p}:epoch" and "{p}:quiet" (see the package
+// "{p}:node:<id>", "{p}:epoch" and "{p}:quiet" (see package redislease's
 // documentation); Options.Timeout is enforced by the lease even with a
-// client without ContextTimeoutEnabled.
+// client that ignores its context.
 type Options = lease.Options
 
 // rules: TTLs are whole milliseconds; TIME reads the server's clock.
@@ -27,7 +25,7 @@ var rules = lease.Rules{Package: "redislease", TTLUnit: time.Millisecond, Server
 // settings are Options with defaults applied and validated.
 type settings struct{ lease.Config }
 
-func resolve(opts Options, client redis.Scripter) (settings, error) {
+func resolve(opts Options, client ScriptRunner) (settings, error) {
 	c, err := opts.Resolve(rules)
 	if err == nil && client == nil {
 		err = &lease.OptionError{Package: rules.Package, Reason: "nil client"}
@@ -48,7 +46,9 @@ func (s *settings) quietMillis() int64 {
 // long (about 10 ms per 1024 ids).
 const acquireChunk = 1024
 
-// A Lease holds a node id in Redis until it is lost or closed. It
+// A Lease holds a node id in Redis until it is lost or closed, through
+// either of redislease's transports (package redislease's Lease is this
+// type). It
 // implements [ringflake.Lease] and [ringflake.MarkStore]: pass it to
 // ringflake.New with [ringflake.WithLease] and the generator checks
 // Held on every ID and keeps its high-water mark with the lease. Node,
@@ -60,7 +60,7 @@ type Lease struct {
 	*lease.Keeper
 	stop     func(reason error) bool
 	node     int64 // Node(), for the renewal goroutine, which may start before Keep returns
-	client   redis.Scripter
+	client   ScriptRunner
 	s        settings
 	token    string
 	epoch    string // the prefix's epoch when the id was acquired
@@ -109,7 +109,7 @@ var (
 //     shorter than TTL, negative durations), a nil client;
 //   - otherwise the client's error, context.DeadlineExceeded (a request
 //     took longer than Options.Timeout), or ctx's error.
-func Acquire(ctx context.Context, client redis.Scripter, opts Options) (*Lease, error) {
+func Acquire(ctx context.Context, client ScriptRunner, opts Options) (*Lease, error) {
 	s, err := resolve(opts, client)
 	if err != nil {
 		return nil, err
@@ -147,7 +147,7 @@ func Acquire(ctx context.Context, client redis.Scripter, opts Options) (*Lease, 
 //   - ringflake.ErrInvalidOption: as for Acquire;
 //   - otherwise the client's error, context.DeadlineExceeded (a request
 //     took longer than Options.Timeout), or ctx's error.
-func Claim(ctx context.Context, client redis.Scripter, node int64, opts Options) (*Lease, error) {
+func Claim(ctx context.Context, client ScriptRunner, node int64, opts Options) (*Lease, error) {
 	s, err := resolve(opts, client)
 	if err != nil {
 		return nil, err
@@ -169,12 +169,10 @@ func Claim(ctx context.Context, client redis.Scripter, node int64, opts Options)
 // take runs acquireScript once, for the lowest free id of [from, to]. It
 // returns a nil Lease when every id there is held, with the holder of to.
 // offset is the lease's first ClockOffset.
-func (s *settings) take(ctx context.Context, client redis.Scripter, from, to int64, token, newEpoch string, offset lease.Offset) (*Lease, string, error) {
+func (s *settings) take(ctx context.Context, client ScriptRunner, from, to int64, token, newEpoch string, offset lease.Offset) (*Lease, string, error) {
 	sent := s.Clock.Now()
-	v, err := lease.Call(ctx, s.Timeout, func(ctx context.Context) ([]any, error) {
-		return acquireScript.Run(ctx, client, []string{s.keyBase()},
-			from, to, token, s.TTL.Milliseconds(), s.Holder, newEpoch, s.quietMillis()).Slice()
-	})
+	v, err := callSlice(ctx, client, s.Timeout, acquireScript, []string{s.keyBase()},
+		itoa(from), itoa(to), token, itoa(s.TTL.Milliseconds()), s.Holder, newEpoch, itoa(s.quietMillis()))
 	if err != nil {
 		return nil, "", fmt.Errorf("redislease: acquiring a node id: %w", err)
 	}
@@ -245,10 +243,8 @@ func (l *Lease) renew(ctx context.Context, at time.Time) lease.Renewal {
 // renewOnce runs renewScript once, bounded by Options.Timeout.
 func (l *Lease) renewOnce(ctx context.Context, at time.Time) lease.Renewal {
 	r := lease.Renewal{Sent: at, TTL: l.s.TTL}
-	v, err := lease.Call(ctx, l.s.Timeout, func(ctx context.Context) ([]any, error) {
-		return renewScript.Run(ctx, l.client, []string{l.s.keyBase()},
-			l.node, l.token, l.s.TTL.Milliseconds(), l.epoch, l.s.quietMillis()).Slice()
-	})
+	v, err := callSlice(ctx, l.client, l.s.Timeout, renewScript, []string{l.s.keyBase()},
+		itoa(l.node), l.token, itoa(l.s.TTL.Milliseconds()), l.epoch, itoa(l.s.quietMillis()))
 	var code, ms int64
 	if err == nil {
 		var ok1, ok2 bool
@@ -298,9 +294,7 @@ func (l *Lease) Close(ctx context.Context) error {
 	if !l.stop(lease.ErrClosed) {
 		return nil
 	}
-	_, err := lease.Call(ctx, l.s.Timeout, func(ctx context.Context) (any, error) {
-		return nil, releaseScript.Run(ctx, l.client, []string{l.leaseKey}, l.token).Err()
-	})
+	_, err := call(ctx, l.client, l.s.Timeout, releaseScript, []string{l.leaseKey}, l.token)
 	if err != nil {
 		return fmt.Errorf("redislease: releasing node %d: %w", l.node, err)
 	}
@@ -316,9 +310,7 @@ func (l *Lease) Close(ctx context.Context) error {
 // stored, still reads), and context.DeadlineExceeded when the request takes
 // longer than Options.Timeout.
 func (l *Lease) LoadMark(ctx context.Context) (ringflake.Mark, error) {
-	v, err := lease.Call(ctx, l.s.Timeout, func(ctx context.Context) ([]any, error) {
-		return loadMarkScript.Run(ctx, l.client, []string{l.nodeKey}).Slice()
-	})
+	v, err := callSlice(ctx, l.client, l.s.Timeout, loadMarkScript, []string{l.nodeKey})
 	if err != nil {
 		return ringflake.Mark{}, fmt.Errorf("redislease: loading the mark of node %d: %w", l.node, err)
 	}
@@ -353,9 +345,7 @@ func (l *Lease) LoadMark(ctx context.Context) (ringflake.Mark, error) {
 func (l *Lease) SaveMark(ctx context.Context, mark ringflake.Mark) error {
 	text, _ := mark.MarshalText() // never fails
 	seq := l.saves.Add(1)
-	n, err := lease.Call(ctx, l.s.Timeout, func(ctx context.Context) (int64, error) {
-		return saveMarkScript.Run(ctx, l.client, []string{l.leaseKey, l.nodeKey}, l.token, string(text), seq).Int64()
-	})
+	n, err := callInt(ctx, l.client, l.s.Timeout, saveMarkScript, []string{l.leaseKey, l.nodeKey}, l.token, string(text), itoa(seq))
 	switch {
 	case err != nil:
 		return fmt.Errorf("redislease: saving the mark of node %d: %w", l.node, err)

@@ -1,11 +1,9 @@
-package redislease
+package lualease
 
 import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/lease"
@@ -21,7 +19,7 @@ const listChunk = 1024
 // taken in chunks of 1024 ids: ids acquired or released while it runs may
 // or may not appear. Errors: ringflake.ErrInvalidOption for Options that
 // cannot work, otherwise the client's, context.DeadlineExceeded or ctx's.
-func List(ctx context.Context, client redis.Scripter, opts Options) ([]lease.Holding, error) {
+func List(ctx context.Context, client ScriptRunner, opts Options) ([]lease.Holding, error) {
 	s, err := resolve(opts, client)
 	if err != nil {
 		return nil, err
@@ -29,9 +27,7 @@ func List(ctx context.Context, client redis.Scripter, opts Options) ([]lease.Hol
 	var out []lease.Holding
 	for from := int64(0); from <= s.MaxNode; from += listChunk {
 		to := min(from+listChunk-1, s.MaxNode)
-		rows, err := lease.Call(ctx, s.Timeout, func(ctx context.Context) ([]any, error) {
-			return listScript.Run(ctx, client, []string{s.keyBase()}, from, to).Slice()
-		})
+		rows, err := callSlice(ctx, client, s.Timeout, listScript, []string{s.keyBase()}, itoa(from), itoa(to))
 		if err != nil {
 			return nil, fmt.Errorf("redislease: listing node ids: %w", err)
 		}

@@ -1,4 +1,4 @@
-package redislease
+package lualease
 
 import (
 	"context"
@@ -7,17 +7,15 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/ringflake/ringflake/lease"
 )
 
 // timeScript returns the server's TIME: whole seconds and microseconds.
 // A script rather than the TIME command, so that a lease reads the clock
 // of the server that holds its prefix's keys (KEYS[1] = "{p}" routes it
-// there in a Redis Cluster) through the same [redis.Scripter] as its other
+// there in a Redis Cluster) through the same [ScriptRunner] as its other
 // calls.
-var timeScript = redis.NewScript(`return redis.call('TIME')`)
+const timeScript = `return redis.call('TIME')`
 
 // timeResolution is TIME's: whole microseconds.
 const timeResolution = time.Microsecond
@@ -44,7 +42,7 @@ const timeResolution = time.Microsecond
 //
 // Errors: ringflake.ErrInvalidOption for a nil client or samples below 0
 // or above [lease.MaxSamples]; otherwise the client's error or ctx's.
-func MeasureOffset(ctx context.Context, client redis.Scripter, clk lease.WallClock, samples int) (lease.Offset, error) {
+func MeasureOffset(ctx context.Context, client ScriptRunner, clk lease.WallClock, samples int) (lease.Offset, error) {
 	if client == nil {
 		return lease.Offset{}, &lease.OptionError{Package: rules.Package, Reason: "nil client"}
 	}
@@ -57,13 +55,11 @@ func MeasureOffset(ctx context.Context, client redis.Scripter, clk lease.WallClo
 
 // measure runs timeScript with keys samples times, all of them bounded
 // by timeout (and ctx), even with a client that ignores deadlines.
-func measure(ctx context.Context, client redis.Scripter, keys []string, clk lease.WallClock, samples int, timeout time.Duration) (lease.Offset, error) {
+func measure(ctx context.Context, client ScriptRunner, keys []string, clk lease.WallClock, samples int, timeout time.Duration) (lease.Offset, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return lease.MeasureOffset(ctx, clk, samples, timeResolution, func(ctx context.Context) (time.Time, error) {
-		v, err := lease.Call(ctx, timeout, func(ctx context.Context) ([]any, error) {
-			return timeScript.Run(ctx, client, keys).Slice()
-		})
+		v, err := callSlice(ctx, client, timeout, timeScript, keys)
 		if err != nil {
 			return time.Time{}, err
 		}
@@ -88,7 +84,7 @@ func parseTime(v []any) (time.Time, error) {
 // checkSkew measures the offset at acquire, unless the measurement is
 // off (the zero Offset, nil), and refuses a clock certainly further from
 // the server's than MaxSkew with a *lease.SkewError.
-func (s *settings) checkSkew(ctx context.Context, client redis.Scripter) (lease.Offset, error) {
+func (s *settings) checkSkew(ctx context.Context, client ScriptRunner) (lease.Offset, error) {
 	if !s.MeasuresSkew() {
 		return lease.Offset{}, nil
 	}
