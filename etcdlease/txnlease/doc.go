@@ -10,14 +10,15 @@
 //   - package etcdlease adapts go.etcd.io/etcd/client/v3 (gRPC): its
 //     Acquire, Claim and List take a *clientv3.Client and call this
 //     package's;
-//
 //   - package [github.com/ringflake/ringflake/etcdlease/gateway] speaks
 //     etcd's JSON gateway (HTTP/1.1, net/http and encoding/json only), for
 //     programs that should not compile gRPC, such as the ringflake
 //     command.
 //
-//     gw, err := gateway.New(gateway.Config{Endpoints: []string{"http://127.0.0.1:2379"}})
-//     l, err := txnlease.Acquire(ctx, gw, txnlease.Options{Prefix: "orders"})
+// Over the gateway:
+//
+//	gw, err := gateway.New(gateway.Config{Endpoints: []string{"http://127.0.0.1:2379"}})
+//	l, err := txnlease.Acquire(ctx, gw, txnlease.Options{Prefix: "orders"})
 //
 // Both send the same transactions to etcd: the keys, comparisons, leases
 // and guarantees are those the etcdlease package documentation describes,
