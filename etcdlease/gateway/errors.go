@@ -35,9 +35,12 @@ func (e *Error) Error() string {
 }
 
 // Is reports whether target is txnlease.ErrLeaseNotFound and e is
-// etcd's NotFound to a lease request.
+// etcd's NotFound to a key-value or lease request: the only NotFound of
+// those APIs is "requested lease not found" (a renewal, a revocation, a
+// put attached to a lease that does not exist).
 func (e *Error) Is(target error) bool {
-	return target == txnlease.ErrLeaseNotFound && e.Code == codeNotFound && strings.HasPrefix(e.Path, "/v3/lease/")
+	return target == txnlease.ErrLeaseNotFound && e.Code == codeNotFound &&
+		(strings.HasPrefix(e.Path, "/v3/lease/") || strings.HasPrefix(e.Path, "/v3/kv/"))
 }
 
 // ErrResponseTooLarge is what a [*ResponseError] wraps when an answer is

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/ringflake/ringflake/etcdlease/txnlease"
 )
@@ -362,6 +363,9 @@ func decodeKeepAlive(id int64, body []byte) (wireLeaseResponse, *Error, error) {
 	switch {
 	case w.Error != nil:
 		e := &Error{Status: 200, Message: w.Error.Message}
+		if strings.ContainsAny(e.Message, "\r\n") || e.Message == "" {
+			e.Message = strconv.Quote(e.Message)
+		}
 		if c := w.Error.GRPCCode; c != nil {
 			e.Code = *c
 		} else if c := w.Error.Code; c != nil {
@@ -388,8 +392,11 @@ func decodeError(status int, body []byte) *Error {
 	if e.Message == "" && json.Unmarshal(w.Error, &s) == nil {
 		e.Message = s
 	}
-	if e.Message == "" {
+	switch {
+	case e.Message == "":
 		e.Message = "an error without a message: " + snippet(bytes.TrimSpace(body))
+	case strings.ContainsAny(e.Message, "\r\n"):
+		e.Message = strconv.Quote(e.Message) // errors stay one line
 	}
 	return e
 }
