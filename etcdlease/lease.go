@@ -5,6 +5,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/etcdlease/txnlease"
 	"github.com/ringflake/ringflake/lease"
 )
@@ -32,10 +33,15 @@ type Client interface {
 // A Lease is safe for concurrent use by multiple goroutines.
 type Lease = txnlease.Lease
 
+var (
+	_ ringflake.Lease     = (*Lease)(nil)
+	_ ringflake.MarkStore = (*Lease)(nil)
+)
+
 // Acquire grants an etcd lease, takes the lowest free node id in
 // [0, Layout.MaxNode()] under opts.Prefix with a transaction that creates
 // the id's key only if it does not exist, and keeps the lease alive in the
-// background until [Lease.Close] or until it is lost. ctx bounds the
+// background until [txnlease.Lease.Close] or until it is lost. ctx bounds the
 // acquisition, and Options.Timeout each request of it. It is
 // [txnlease.Acquire] over client.
 //

@@ -4,6 +4,9 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -329,4 +332,65 @@ func TestConfigErrors(t *testing.T) {
 	c, err := gateway.New(gateway.Config{Endpoints: []string{"127.0.0.1:2379", "https://[::1]:2379"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"http://127.0.0.1:2379", "https://[::1]:2379"}, c.Endpoints())
+}
+
+// TestConcurrentUse: goroutines share one client while etcd rejects its
+// token once, midway: every request gets its own answer, and the client
+// authenticates again once, not once per goroutine.
+func TestConcurrentUse(t *testing.T) {
+	const goroutines, each, rotateAt = 8, 25, 60
+	var (
+		mu       sync.Mutex
+		auths    int
+		valid    string
+		requests int
+	)
+	srv := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Key []byte `json:"key"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		mu.Lock()
+		defer mu.Unlock()
+		switch r.URL.Path {
+		case "/v3/auth/authenticate":
+			auths++
+			valid = fmt.Sprintf("token-%d", auths)
+			_, _ = fmt.Fprintf(w, `{"header":{},"token":%q}`, valid)
+		case "/v3/kv/range":
+			if requests++; requests == rotateAt {
+				valid = "" // the token expired
+			}
+			if r.Header.Get("Authorization") != valid {
+				w.WriteHeader(http.StatusUnauthorized)
+				_, _ = io.WriteString(w, `{"error":"etcdserver: invalid auth token","message":"etcdserver: invalid auth token","code":16}`)
+				return
+			}
+			_, _ = fmt.Fprintf(w, `{"header":{},"kvs":[{"key":%q}]}`, base64.StdEncoding.EncodeToString(req.Key))
+		}
+	})
+	c, err := gateway.New(gateway.Config{Endpoints: []string{srv.URL}, Username: "root", Password: "secret"})
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	errs := make(chan error, goroutines*each)
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				key := fmt.Sprintf("k/%d/%d", g, i)
+				kvs, err := c.Range(context.Background(), key, "")
+				if err == nil && (len(kvs) != 1 || kvs[0].Key != key) {
+					err = fmt.Errorf("asked for %s, got %+v", key, kvs)
+				}
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	assert.Equal(t, 2, auths, "one authentication, and one after the token expired")
 }
