@@ -4,10 +4,13 @@
 // longer be sure of its id stops issuing.
 //
 // It lives in its own module, github.com/ringflake/ringflake/etcdlease, so
-// that the core module does not depend on an etcd client (and on gRPC). It uses
-// go.etcd.io/etcd/client/v3 v3.5 and the etcd v3 API (KV, Txn, Lease),
-// and is tested against etcd 3.4 (Debian bookworm's etcd-server); etcd
-// 3.5 and 3.6 servers serve the same API.
+// that the core module does not depend on an etcd client (and on gRPC).
+// This package uses go.etcd.io/etcd/client/v3 v3.5; package
+// [github.com/ringflake/ringflake/etcdlease/gateway] does the same over
+// etcd's JSON gateway without it (see "Two transports" below). Both use
+// the etcd v3 API (KV, Txn, Lease) and are tested against etcd 3.4
+// (Debian bookworm's etcd-server); etcd 3.5 and 3.6 servers serve the
+// same API.
 //
 //	l, err := etcdlease.Acquire(ctx, client, etcdlease.Options{TTL: 10 * time.Second})
 //	err = l.WaitHeld(ctx) // at once, or after a quiet period (below)
@@ -20,6 +23,30 @@
 // renewal loop ([lease.Keeper], embedded in [Lease]) — is package
 // github.com/ringflake/ringflake/lease of the core module; this module
 // holds etcd's side of it: transactions and the etcd client calls.
+//
+// # Two transports
+//
+// The lease logic is written once, in package
+// [github.com/ringflake/ringflake/etcdlease/txnlease], against a small
+// model of etcd's transactions and leases in plain Go types (comparisons,
+// operations, responses), and runs over either of two transports:
+//
+//   - clientv3 (gRPC): this package. [Acquire], [Claim] and [List] take a
+//     [Client] (a *clientv3.Client) and call txnlease's; [Lease] is
+//     txnlease's Lease.
+//   - etcd's JSON gateway (HTTP/1.1, on the same client port): package
+//     [github.com/ringflake/ringflake/etcdlease/gateway], with net/http and
+//     encoding/json only. txnlease.Acquire(ctx, gw, opts) and its Claim
+//     and List take a *gateway.Client. Neither package imports gRPC,
+//     protobuf, zap or an etcd client, so a program that imports only
+//     them compiles none of it: the ringflake command does so.
+//
+// Both send the same transactions to the same keys, so leases over either
+// share a prefix, and both pass the conformance suite below against a real
+// etcd (TestTransportsAgree checks that they read the same responses).
+// The gateway client adds its own failover (to the next endpoint when one
+// cannot be connected to), TLS and user authentication; see its package
+// documentation.
 //
 // # How an id is held
 //
@@ -82,7 +109,7 @@
 // marks outlive leases), and a save is a transaction that succeeds only
 // while the id's key holds the saver's token and when no later save of the
 // lease was stored before (the number of the save that stored the mark
-// lives in PREFIX/saved/<id>; see [Lease.SaveMark]), so a save that
+// lives in PREFIX/saved/<id>; see [txnlease.Lease.SaveMark]), so a save that
 // stalled on the way cannot replace a later one. A generator never issues
 // past its last saved mark, and the next holder of the id starts after
 // that mark, so the paused process's IDs stay below the next holder's.

@@ -5,6 +5,7 @@ go 1.24.0
 replace github.com/ringflake/ringflake => ../
 
 require (
+	github.com/benbjohnson/clock v1.3.5
 	github.com/ringflake/ringflake v0.1.0
 	github.com/stretchr/testify v1.12.1
 	go.etcd.io/etcd/api/v3 v3.5.23
@@ -14,7 +15,6 @@ require (
 )
 
 require (
-	github.com/benbjohnson/clock v1.3.5 // indirect
 	github.com/coreos/go-semver v0.3.0 // indirect
 	github.com/coreos/go-systemd/v22 v22.3.2 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect

@@ -12,9 +12,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
-	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 
+	"github.com/ringflake/ringflake/etcdlease/gateway"
 	"github.com/ringflake/ringflake/lease/leasetest"
 )
 
@@ -75,7 +74,7 @@ func redisBackend(t *testing.T, addr string) backend {
 // etcdBackend returns the etcd at endpoint, http://HOST:PORT.
 func etcdBackend(t *testing.T, endpoint string) backend {
 	t.Helper()
-	client, err := clientv3.New(clientv3.Config{Endpoints: []string{endpoint}, Logger: zap.NewNop()})
+	client, err := gateway.New(gateway.Config{Endpoints: []string{endpoint}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = client.Close() })
 	return backend{
@@ -88,15 +87,14 @@ func etcdBackend(t *testing.T, endpoint string) backend {
 		steal: func(t *testing.T, prefix string, node int64) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			_, err := client.Put(ctx, fmt.Sprintf("%s/lease/%d", prefix, node), "intruder")
-			require.NoError(t, err)
+			require.NoError(t, client.Put(ctx, fmt.Sprintf("%s/lease/%d", prefix, node), "intruder", 0))
 		},
 		exists: func(t *testing.T, prefix string, node int64) bool {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			resp, err := client.Get(ctx, fmt.Sprintf("%s/lease/%d", prefix, node))
+			kvs, err := client.Range(ctx, fmt.Sprintf("%s/lease/%d", prefix, node), "")
 			require.NoError(t, err)
-			return len(resp.Kvs) == 1
+			return len(kvs) == 1
 		},
 	}
 }

@@ -18,11 +18,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/etcdlease"
+	"github.com/ringflake/ringflake/etcdlease/gateway"
+	"github.com/ringflake/ringflake/etcdlease/txnlease"
 	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/lease"
 	"github.com/ringflake/ringflake/redislease/lualease"
@@ -416,15 +415,17 @@ func (s *server) take(ctx context.Context, l ringflake.Layout, id int64) (node, 
 			h, err = lualease.Claim(actx, client, id, opts)
 		}
 	default:
-		client, cerr := clientv3.New(clientv3.Config{Endpoints: s.etcd, DialTimeout: acquireTimeout, Logger: zap.NewNop()})
+		// etcd's JSON gateway: the lease of etcdlease without compiling
+		// gRPC into the command.
+		client, cerr := gateway.New(gateway.Config{Endpoints: s.etcd})
 		if cerr != nil {
 			return node{}, fmt.Errorf("%s: connecting to %s: %w", s.flag, s.where, cerr)
 		}
 		closeClient = client.Close
 		if id < 0 {
-			h, err = etcdlease.Acquire(actx, client, opts)
+			h, err = txnlease.Acquire(actx, client, opts)
 		} else {
-			h, err = etcdlease.Claim(actx, client, id, opts)
+			h, err = txnlease.Claim(actx, client, id, opts)
 		}
 	}
 	if err != nil {

@@ -14,11 +14,10 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 
 	"github.com/ringflake/ringflake"
-	"github.com/ringflake/ringflake/etcdlease"
+	"github.com/ringflake/ringflake/etcdlease/gateway"
+	"github.com/ringflake/ringflake/etcdlease/txnlease"
 	"github.com/ringflake/ringflake/hostlocal"
 	"github.com/ringflake/ringflake/lease/leasetest"
 	"github.com/ringflake/ringflake/redislease"
@@ -210,11 +209,11 @@ func TestGenRedisLease(t *testing.T) {
 func TestGenEtcdLease(t *testing.T) {
 	endpoints := leasetest.RequireEnv(t, leasetest.EtcdEndpointsEnv)
 	ctx := context.Background()
-	client, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(endpoints, ","), DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	client, err := gateway.New(gateway.Config{Endpoints: strings.Split(endpoints, ",")})
 	require.NoError(t, err)
 	defer client.Close()
 	prefix := leasetest.Prefix(t)
-	held, err := etcdlease.Acquire(ctx, client, etcdlease.Options{Prefix: prefix, TTL: 2 * time.Second})
+	held, err := txnlease.Acquire(ctx, client, txnlease.Options{Prefix: prefix, TTL: 2 * time.Second})
 	require.NoError(t, err)
 	defer held.Close(ctx)
 

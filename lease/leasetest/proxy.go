@@ -2,6 +2,7 @@ package leasetest
 
 import (
 	"bytes"
+	"encoding/base64"
 	"net"
 	"sync"
 	"testing"
@@ -34,8 +35,10 @@ type Delay interface {
 // A Proxy is a loopback TCP proxy in front of a server: a [Delay] for
 // clients that connect to [Proxy.Addr]. It passes bytes through both ways
 // until [Proxy.HoldSave]; then it holds back the first chunk a client
-// sends that contains a mark's text ("limit=") and everything after it on
-// that connection, and passes everything else on.
+// sends that contains a mark's text ("limit=") — or the text's start in
+// base64 ("bGltaXQ9"), as a JSON API such as etcd's gateway carries
+// values — and everything after it on that connection, and passes
+// everything else on.
 type Proxy struct {
 	// Addr is where clients connect: 127.0.0.1:PORT.
 	Addr string
@@ -53,13 +56,22 @@ type Proxy struct {
 }
 
 // markText is what a request that saves a mark carries: the start of the
-// mark's text.
-var markText = []byte("limit=")
+// mark's text. markText64 is how a JSON API that sends bytes in base64
+// (etcd's gateway) carries it: a value that starts with a mark's text
+// starts with these eight characters, since "limit=" is two whole groups
+// of three bytes.
+var (
+	markText   = []byte("limit=")
+	markText64 = []byte(base64.StdEncoding.EncodeToString(markText))
+)
 
 // StartProxy starts a proxy to the server at target (HOST:PORT) on a free
 // loopback port, and stops it when the test ends. With http2, the
 // connections carry HTTP/2 (gRPC: etcd), on which [Proxy.Deliver] waits
-// for the server to end a stream.
+// for the server to end a stream. Without, [Proxy.Deliver] waits for the
+// server's first bytes: the answer of Redis, PostgreSQL, or an HTTP/1.1
+// server (etcd's JSON gateway), whose client waits for the answer to one
+// request before it sends the next on the connection.
 func StartProxy(t *testing.T, target string, http2 bool) *Proxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -158,7 +170,7 @@ func (p *Proxy) pass(c *proxyConn, chunk []byte) bool {
 	defer p.mu.Unlock()
 	switch {
 	case c.frozen:
-	case p.hold && bytes.Contains(chunk, markText):
+	case p.hold && (bytes.Contains(chunk, markText) || bytes.Contains(chunk, markText64)):
 		p.hold, p.held, c.frozen = false, c, true
 		close(p.heldCh)
 	default:
@@ -226,10 +238,10 @@ func (p *Proxy) Abandon(t *testing.T) {
 
 // Deliver implements [Delay]: it writes the held bytes to the server and
 // waits up to 30 s for the answer: the first bytes the server sends back
-// (Redis and PostgreSQL send their answer once they have run the request)
-// or, with HTTP/2, the end of a stream. It then closes the connection
-// when [Proxy.Abandon] cut it; else the client gets the answer, and the
-// connection passes bytes through again.
+// (Redis, PostgreSQL and an HTTP/1.1 server send their answer once they
+// have run the request) or, with HTTP/2, the end of a stream. It then
+// closes the connection when [Proxy.Abandon] cut it; else the client
+// gets the answer, and the connection passes bytes through again.
 func (p *Proxy) Deliver(t *testing.T) {
 	t.Helper()
 	p.mu.Lock()

@@ -1,4 +1,4 @@
-package etcdlease
+package txnlease
 
 import (
 	"cmp"
@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/ringflake/ringflake"
 	"github.com/ringflake/ringflake/lease"
@@ -25,19 +23,19 @@ func List(ctx context.Context, client Client, opts Options) ([]lease.Holding, er
 		return nil, err
 	}
 	dirs := []string{s.dir("lease"), s.dir("owner"), s.dir("mark")}
-	ops := make([]clientv3.Op, len(dirs))
+	ops := make([]Op, len(dirs))
 	for i, d := range dirs {
-		ops[i] = clientv3.OpGet(d, clientv3.WithPrefix())
+		ops[i] = GetPrefix(d, false)
 	}
-	txn, err := client.Txn(ctx).Then(ops...).Commit()
+	txn, err := client.Txn(ctx, Txn{Then: ops})
 	if err != nil {
 		return nil, fmt.Errorf("etcdlease: listing node ids: %w", err)
 	}
-	values := make([]map[int64][]byte, len(dirs))
+	values := make([]map[int64]string, len(dirs))
 	leases := map[int64]int64{}
 	for i, d := range dirs {
-		values[i] = map[int64][]byte{}
-		for _, kv := range txn.Responses[i].GetResponseRange().Kvs {
+		values[i] = map[int64]string{}
+		for _, kv := range txn.Kvs(i) {
 			if n, ok := s.nodeOf(d, kv.Key); ok {
 				values[i][n] = kv.Value
 				if i == 0 {
@@ -49,21 +47,21 @@ func List(ctx context.Context, client Client, opts Options) ([]lease.Holding, er
 	var out []lease.Holding
 	for n, token := range values[0] {
 		h := lease.Holding{Node: n}
-		if tok, holder, ok := strings.Cut(string(values[1][n]), " "); ok && tok == string(token) {
+		if tok, holder, ok := strings.Cut(values[1][n], " "); ok && tok == token {
 			h.Holder = holder
 		}
 		if m, ok := values[2][n]; ok {
 			var mark ringflake.Mark
-			if mark.UnmarshalText(m) == nil {
+			if mark.UnmarshalText([]byte(m)) == nil {
 				h.Mark = mark.Limit
 			}
 		}
 		if id := leases[n]; id != 0 {
-			ttl, err := client.TimeToLive(ctx, clientv3.LeaseID(id))
+			ttl, err := client.TimeToLive(ctx, id)
 			if err != nil {
 				return nil, fmt.Errorf("etcdlease: listing node ids: %w", err)
 			}
-			h.TTL = time.Duration(ttl.TTL) * time.Second
+			h.TTL = time.Duration(ttl) * time.Second
 		}
 		out = append(out, h)
 	}
