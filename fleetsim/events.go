@@ -35,7 +35,7 @@ func (s *Sim) apply(e Event) {
 			s.srv.failover()
 			return
 		case ServerRestart:
-			s.srv.run++
+			s.srv.m.restart()
 			return
 		case Down:
 			s.downUntil = max(s.downUntil, now+e.D)

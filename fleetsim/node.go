@@ -79,6 +79,10 @@ func (n *node) start() {
 
 func (n *node) name() string { return fmt.Sprintf("node %d", n.n) }
 
+// ids returns the range of node ids the node's process takes its lease
+// from: the lowest free one of the fleet's.
+func (n *node) ids() (from, to int64) { return 0, int64(n.sim.sc.Fleet.ids()) - 1 }
+
 // crash kills the process: its calls under way never return, its saves
 // in flight may still land, and it restarts after the fleet's
 // restart_after.
@@ -238,7 +242,8 @@ func (inc *incarnation) acquire() *holding {
 		sent := inc.node.sim.w.now
 		sentMono := monoClock{h: inc.node.clk, base: sim.sc.Start}.Now()
 		var rep acquireReply
-		err := inc.request(func(s *server) { rep = s.acquire(token, cfg.TTL) })
+		from, to := inc.node.ids()
+		err := inc.request(func(s *server) { rep = s.acquire(from, to, token) })
 		if err == nil && rep.id >= 0 {
 			mc := monoClock{h: inc.node.clk, base: sim.sc.Start}
 			c := cfg
@@ -357,26 +362,11 @@ func (sim *Sim) renewRunner(h *holding) *proc {
 			at := monoClock{h: inc.node.clk, base: sim.sc.Start}.Now()
 			var res renewResult
 			var quiet time.Duration
-			err := inc.request(func(s *server) { res, quiet = s.renew(h.id, h.token, h.epoch, sim.cfg.TTL) })
+			err := inc.request(func(s *server) { res, quiet = s.renew(h.id, h.token, h.epoch) })
 			if inc.dead || h.lost {
 				return
 			}
-			r := lease.Renewal{Sent: at, TTL: sim.cfg.TTL}
-			switch {
-			case err != nil:
-				r.Kind, r.Err = lease.RenewFailed, err
-			case res == renewed:
-				r.Kind = lease.Renewed
-			case res == retaken:
-				r.Kind = lease.Retaken
-				if quiet > 0 {
-					r.NotBefore = monoClock{h: inc.node.clk, base: sim.sc.Start}.Now().Add(quiet)
-				}
-			case res == epochLost:
-				r.Kind, r.Err = lease.Lost, lease.ErrDataLost
-			default:
-				r.Kind, r.Err = lease.Lost, ringflake.ErrLeaseLost
-			}
+			r := renewal(h.id, res, quiet, err, at, sim.cfg.TTL, monoClock{h: inc.node.clk, base: sim.sc.Start}.Now)
 			if h.drv.Apply(r) {
 				h.lost = true
 				if inc.idle != nil {
@@ -405,11 +395,14 @@ func (l *simLease) MarkAhead() time.Duration { return l.h.drv.MarkAhead() }
 func (l *simLease) Sim() simhook.Runner      { return runner{l.h.inc} }
 
 func (l *simLease) LoadMark(ctx context.Context) (ringflake.Mark, error) {
-	var m ringflake.Mark
-	if err := l.h.inc.request(func(s *server) { m = s.loadMark(l.h.id) }); err != nil {
+	var (
+		r    nodeRecord
+		ours bool
+	)
+	if err := l.h.inc.request(func(s *server) { r, ours = s.m.loadMark(prefix, l.h.id, l.h.token) }); err != nil {
 		return ringflake.Mark{}, err
 	}
-	return m, nil
+	return loadedMark(l.h.id, r, ours, l.h.inc.node.sim.srv.m.where(prefix, l.h.id))
 }
 
 func (l *simLease) SaveMark(ctx context.Context, m ringflake.Mark) error {
@@ -417,12 +410,9 @@ func (l *simLease) SaveMark(ctx context.Context, m ringflake.Mark) error {
 	h.seq++
 	seq := h.seq
 	closing := h.inc.gen != nil && !h.inc.dead && (h.lost || h.inc.stop)
-	var ok bool
-	if err := h.inc.request(func(s *server) { ok = s.saveMark(h.id, h.token, seq, m, closing) }); err != nil {
+	var res saveResult
+	if err := h.inc.request(func(s *server) { res = s.saveMark(h.id, h.token, seq, m, closing) }); err != nil {
 		return err
 	}
-	if !ok {
-		return ringflake.ErrLeaseLost
-	}
-	return nil
+	return saveErr(h.id, res)
 }
