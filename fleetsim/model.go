@@ -264,9 +264,9 @@ func (m *model) release(prefix string, id int64, token string) bool {
 type saveResult int
 
 const (
-	saved    saveResult = iota + 1
-	notHeld             // the token does not hold the id: nothing saved
-	staleSave           // a later save of the token was stored first: nothing saved
+	saved     saveResult = iota + 1
+	notHeld              // the token does not hold the id: nothing saved
+	staleSave            // a later save of the token was stored first: nothing saved
 )
 
 // saveMark stores mark for id as save number seq of token while, and
