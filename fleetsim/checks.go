@@ -54,7 +54,10 @@ type checker struct {
 	// the server's current era: the stored mark must not fall below it.
 	maxIssued map[int64]int64
 
-	lastOK []time.Duration // per node: the true time of its last ID
+	// faultsEnd is when the last fault is over; firstOK, per node, the
+	// true time of its first ID from then on (-1: none yet).
+	faultsEnd time.Duration
+	firstOK   []time.Duration
 }
 
 func (c *checker) init(s *Sim) {
@@ -64,9 +67,10 @@ func (c *checker) init(s *Sim) {
 	}
 	c.counts = map[string]int64{}
 	c.maxIssued = map[int64]int64{}
-	c.lastOK = make([]time.Duration, s.sc.Fleet.Nodes)
-	for i := range c.lastOK {
-		c.lastOK[i] = -1
+	c.faultsEnd = faultsEnd(s.sc)
+	c.firstOK = make([]time.Duration, s.sc.Fleet.Nodes)
+	for i := range c.firstOK {
+		c.firstOK[i] = -1
 	}
 }
 
@@ -127,7 +131,9 @@ func (c *checker) issued(inc *incarnation, h *holding, id ringflake.ID, start ti
 	s := c.sim
 	now := s.w.now
 	c.nids++
-	c.lastOK[inc.node.n] = now
+	if now >= c.faultsEnd && c.firstOK[inc.node.n] < 0 {
+		c.firstOK[inc.node.n] = now
+	}
 	c.ids = append(c.ids, issuedID{id: id, issue: issue{holding: h.index, at: now}})
 	// The ID is the hash's: what was issued decides the trace.
 	s.buf = append(s.buf[:0], byte(h.index), byte(h.index>>8))
@@ -245,16 +251,18 @@ func (c *checker) finish() {
 		}
 	}
 	// Liveness: after the last fault is over, every node issues again
-	// within TTL + Margin + MaxLead, plus a renewal and a timeout to
-	// notice, the restart, and the quiet period.
-	end := faultsEnd(s.sc)
-	bound := s.cfg.Quiet() + s.cfg.RenewEvery + s.cfg.Timeout + s.sc.Fleet.restartAfter() + 100*time.Millisecond
+	// within the quiet period of TTL + Margin + MaxLead (as the server
+	// keeps it: etcd in whole seconds), plus a renewal and a timeout to
+	// notice, and the restart.
+	end := c.faultsEnd
+	quiet := serverQuiet(s.srv.kind, s.cfg.Quiet())
+	bound := quiet + s.cfg.RenewEvery + s.cfg.Timeout + s.sc.Fleet.restartAfter() + 100*time.Millisecond
 	if s.sc.Fleet.Load.Count > 0 && end+bound+time.Second <= s.end {
-		for i, last := range c.lastOK {
-			if last < end+bound {
+		for i, first := range c.firstOK {
+			if first < 0 || first > end+bound {
 				s.w.now = s.end
 				c.violate("liveness_violations", "node %d issued no ID in the %v after the faults ended at %v (TTL + Margin + MaxLead %v, a renewal and a timeout %v, the restart %v)",
-					i, s.end-end, end, s.cfg.Quiet(), s.cfg.RenewEvery+s.cfg.Timeout, s.sc.Fleet.restartAfter())
+					i, bound, end, quiet, s.cfg.RenewEvery+s.cfg.Timeout, s.sc.Fleet.restartAfter())
 			}
 		}
 	}

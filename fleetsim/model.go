@@ -120,13 +120,18 @@ func (m *model) loseData() {
 	m.promote()
 }
 
-// quietOf is the quiet period the server keeps for a client's quiet:
-// etcd keeps it on a lease of whole seconds.
+// quietOf is the quiet period the server keeps for a client's quiet.
 func (m *model) quietOf(quiet time.Duration) time.Duration {
 	if m.noQuiet {
 		return 0
 	}
-	if m.kind == Etcd {
+	return serverQuiet(m.kind, quiet)
+}
+
+// serverQuiet is the quiet period a server of kind keeps for a client's
+// quiet: etcd keeps it on a lease of whole seconds.
+func serverQuiet(kind string, quiet time.Duration) time.Duration {
+	if kind == Etcd {
 		return (quiet + time.Second - 1) / time.Second * time.Second
 	}
 	return quiet

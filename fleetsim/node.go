@@ -262,9 +262,13 @@ func (inc *incarnation) acquire() *holding {
 			inc.hold = h
 			sim.renewRunner(h) // renewals start at once, as Keep's do
 			// Wait until held (WaitHeld): at once, or after the quiet
-			// period.
+			// period — or until the lease ends first, which WaitHeld
+			// returns at once too (the renewals wake the wait).
 			for !inc.dead && !inc.stop && !h.lost && !h.drv.Held() {
-				inc.node.sim.w.cur.sleep(max(rep.quiet, cfg.RenewEvery))
+				w := inc.node.sim.w
+				inc.idle = w.cur.wakeAt(w.now + max(rep.quiet, cfg.RenewEvery))
+				w.cur.block()
+				inc.idle = nil
 			}
 			if h.lost || inc.dead || inc.stop {
 				if !inc.dead {
