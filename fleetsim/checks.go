@@ -53,6 +53,10 @@ type checker struct {
 	// maxIssued is, per node id, the greatest tick issued by holdings of
 	// the server's current era: the stored mark must not fall below it.
 	maxIssued map[int64]int64
+	// fileTop is, per node with a mark file, the greatest tick it issued
+	// since its disk was last lost: its file's mark must not fall below
+	// it.
+	fileTop map[int]int64
 
 	// faultsEnd is when the last fault is over; firstOK, per node, the
 	// true time of its first ID from then on (-1: none yet).
@@ -67,6 +71,7 @@ func (c *checker) init(s *Sim) {
 	}
 	c.counts = map[string]int64{}
 	c.maxIssued = map[int64]int64{}
+	c.fileTop = map[int]int64{}
 	c.faultsEnd = faultsEnd(s.sc)
 	c.firstOK = make([]time.Duration, s.sc.Fleet.Nodes)
 	for i := range c.firstOK {
@@ -175,6 +180,11 @@ func (c *checker) issued(inc *incarnation, h *holding, id ringflake.ID, start ti
 	}
 	h.last, h.newest = now, max(h.newest, id)
 	h.issued++
+	if s.sc.Fleet.Marks == MarksFile {
+		if m, ok := c.fileTop[inc.node.n]; !ok || tick > m {
+			c.fileTop[inc.node.n] = tick
+		}
+	}
 	if h.era == s.srv.era {
 		if m, ok := c.maxIssued[h.id]; !ok || tick > m {
 			c.maxIssued[h.id] = tick
@@ -209,6 +219,31 @@ func (c *checker) markWrite(id int64, r nodeRecord, token string, m ringflake.Ma
 			id, stamp(m.Limit), token, stamp(s.layout.TickTime(top)))
 	}
 }
+
+// fileWrite checks a mark a node's mark file is about to hold over prev:
+// it must not go back (but for a clean close's exact mark), and not fall
+// below an ID the node issued since its disk was last lost.
+func (c *checker) fileWrite(n *node, prev, m ringflake.Mark, closing bool) {
+	if !prev.Limit.IsZero() && m.Limit.Before(prev.Limit) && !closing {
+		c.violate("mark_regressions", "the mark file of node %d goes back from %s to %s", n.n, stamp(prev.Limit), stamp(m.Limit))
+		return
+	}
+	c.fileBelow(n, m, "is written with")
+}
+
+// fileKept checks what a node's mark file holds after a crash.
+func (c *checker) fileKept(n *node) { c.fileBelow(n, n.disk.mark, "keeps, after the crash,") }
+
+func (c *checker) fileBelow(n *node, m ringflake.Mark, what string) {
+	top, ok := c.fileTop[n.n]
+	if ok && (m.Limit.IsZero() || c.sim.layout.Tick(m.Limit) < top) {
+		c.violate("mark_regressions", "the mark file of node %d %s %s, below an ID it issued at %s",
+			n.n, what, stamp(m.Limit), stamp(c.sim.layout.TickTime(top)))
+	}
+}
+
+// diskLost forgets what a node issued: its mark file is gone.
+func (c *checker) diskLost(n *node) { delete(c.fileTop, n.n) }
 
 // finish runs the checks that need the whole run: overlapping holders
 // and liveness.

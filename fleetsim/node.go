@@ -24,6 +24,7 @@ type node struct {
 
 	inc  *incarnation // the process running now; nil while down
 	incs int          // processes started
+	disk disk         // the mark file, with marks: file
 }
 
 // An incarnation is one run of a node's service process.
@@ -80,8 +81,14 @@ func (n *node) start() {
 func (n *node) name() string { return fmt.Sprintf("node %d", n.n) }
 
 // ids returns the range of node ids the node's process takes its lease
-// from: the lowest free one of the fleet's.
-func (n *node) ids() (from, to int64) { return 0, int64(n.sim.sc.Fleet.ids()) - 1 }
+// from: the lowest free one of the fleet's or, with marks: file, its own
+// (it claims its number: its mark file stays on its host).
+func (n *node) ids() (from, to int64) {
+	if n.sim.sc.Fleet.Marks == MarksFile {
+		return int64(n.n), int64(n.n)
+	}
+	return 0, int64(n.sim.sc.Fleet.ids()) - 1
+}
 
 // crash kills the process: its calls under way never return, its saves
 // in flight may still land, and it restarts after the fleet's
@@ -94,6 +101,10 @@ func (n *node) crash(restart bool) {
 	n.sim.trace(n.name(), "process %d crashes", inc.n)
 	inc.die()
 	n.inc = nil
+	if n.sim.sc.Fleet.Marks == MarksFile {
+		n.disk.crash(n.sim.w.now)
+		n.sim.check.fileKept(n)
+	}
 	if restart {
 		n.sim.w.at(n.sim.w.now+n.sim.sc.Fleet.restartAfter(), func() {
 			if n.inc == nil {
@@ -176,8 +187,13 @@ func (inc *incarnation) serve() bool {
 		return false
 	}
 	inc.hold = h
-	gen, err := ringflake.New(h.id, ringflake.WithClock(genClock{inc}), ringflake.WithStrategy(sim.strategy),
-		ringflake.WithLayout(sim.layout), ringflake.WithLease(&simLease{h: h}))
+	opts := []ringflake.Option{ringflake.WithClock(genClock{inc}), ringflake.WithStrategy(sim.strategy),
+		ringflake.WithLayout(sim.layout), ringflake.WithLease(&simLease{h: h})}
+	if sim.sc.Fleet.Marks == MarksFile {
+		opts[3] = ringflake.WithLease(guardLease{h})
+		opts = append(opts, ringflake.WithMarkStore(markFile{inc}))
+	}
+	gen, err := ringflake.New(h.id, opts...)
 	if err != nil {
 		sim.trace(inc.node.name(), "generator on id %d fails to start: %v", h.id, err)
 		sim.count("start_failed")
