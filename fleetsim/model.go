@@ -10,17 +10,16 @@ import (
 )
 
 // A model is what a lease server keeps for redislease, etcdlease or
-// pglease, and the rules its scripts, transactions and functions apply
-// (redislease/scripts.go, etcdlease/lease.go, pglease/schema.go), as
-// plain Go on plain maps: per key prefix, a lease per node id (the
-// holder's token, expiring after its TTL on the server's clock), a record
-// per node id that outlives the lease (the latest acquirer's token and
-// holder, the node's high-water mark, and the token and number of the
-// save that stored it), and an epoch. A missing epoch (a first start, a
-// server that lost its data) or, where the module looks for it, a
-// changed server (Redis's run_id after a restart or a failover,
-// PostgreSQL's timeline after a promotion) starts a quiet period during
-// which an id taken is not held.
+// pglease, with the rules of redislease's Lua scripts, etcdlease's
+// transactions and pglease's SQL functions, as plain Go on plain maps:
+// per key prefix, a lease per node id (the holder's token, expiring after
+// its TTL on the server's clock), a record per node id that outlives the
+// lease (the latest acquirer's token and holder, the node's high-water
+// mark, and the token and number of the save that stored it), and an
+// epoch. A missing epoch (a first start, a server that lost its data) or,
+// where the module looks for it, a changed server (Redis's run_id after a
+// restart or a failover, PostgreSQL's timeline after a promotion) starts
+// a quiet period during which an id taken is not held.
 //
 // The simulation runs it on the server's simulated clock, one request at
 // a time; the lease/leasetest conformance suite runs it through a lease
