@@ -53,8 +53,15 @@ type checker struct {
 	// maxIssued is, per node id, the greatest tick issued by holdings of
 	// the server's current era: the stored mark must not fall below it.
 	maxIssued map[int64]int64
+	// fileTop is, per node with a mark file, the greatest tick it issued
+	// since its disk was last lost: its file's mark must not fall below
+	// it.
+	fileTop map[int]int64
 
-	lastOK []time.Duration // per node: the true time of its last ID
+	// faultsEnd is when the last fault is over; firstOK, per node, the
+	// true time of its first ID from then on (-1: none yet).
+	faultsEnd time.Duration
+	firstOK   []time.Duration
 }
 
 func (c *checker) init(s *Sim) {
@@ -64,9 +71,11 @@ func (c *checker) init(s *Sim) {
 	}
 	c.counts = map[string]int64{}
 	c.maxIssued = map[int64]int64{}
-	c.lastOK = make([]time.Duration, s.sc.Fleet.Nodes)
-	for i := range c.lastOK {
-		c.lastOK[i] = -1
+	c.fileTop = map[int]int64{}
+	c.faultsEnd = faultsEnd(s.sc)
+	c.firstOK = make([]time.Duration, s.sc.Fleet.Nodes)
+	for i := range c.firstOK {
+		c.firstOK[i] = -1
 	}
 }
 
@@ -127,7 +136,9 @@ func (c *checker) issued(inc *incarnation, h *holding, id ringflake.ID, start ti
 	s := c.sim
 	now := s.w.now
 	c.nids++
-	c.lastOK[inc.node.n] = now
+	if now >= c.faultsEnd && c.firstOK[inc.node.n] < 0 {
+		c.firstOK[inc.node.n] = now
+	}
 	c.ids = append(c.ids, issuedID{id: id, issue: issue{holding: h.index, at: now}})
 	// The ID is the hash's: what was issued decides the trace.
 	s.buf = append(s.buf[:0], byte(h.index), byte(h.index>>8))
@@ -169,6 +180,11 @@ func (c *checker) issued(inc *incarnation, h *holding, id ringflake.ID, start ti
 	}
 	h.last, h.newest = now, max(h.newest, id)
 	h.issued++
+	if s.sc.Fleet.Marks == MarksFile {
+		if m, ok := c.fileTop[inc.node.n]; !ok || tick > m {
+			c.fileTop[inc.node.n] = tick
+		}
+	}
 	if h.era == s.srv.era {
 		if m, ok := c.maxIssued[h.id]; !ok || tick > m {
 			c.maxIssued[h.id] = tick
@@ -203,6 +219,31 @@ func (c *checker) markWrite(id int64, r nodeRecord, token string, m ringflake.Ma
 			id, stamp(m.Limit), token, stamp(s.layout.TickTime(top)))
 	}
 }
+
+// fileWrite checks a mark a node's mark file is about to hold over prev:
+// it must not go back (but for a clean close's exact mark), and not fall
+// below an ID the node issued since its disk was last lost.
+func (c *checker) fileWrite(n *node, prev, m ringflake.Mark, closing bool) {
+	if !prev.Limit.IsZero() && m.Limit.Before(prev.Limit) && !closing {
+		c.violate("mark_regressions", "the mark file of node %d goes back from %s to %s", n.n, stamp(prev.Limit), stamp(m.Limit))
+		return
+	}
+	c.fileBelow(n, m, "is written with")
+}
+
+// fileKept checks what a node's mark file holds after a crash.
+func (c *checker) fileKept(n *node) { c.fileBelow(n, n.disk.mark, "keeps, after the crash,") }
+
+func (c *checker) fileBelow(n *node, m ringflake.Mark, what string) {
+	top, ok := c.fileTop[n.n]
+	if ok && (m.Limit.IsZero() || c.sim.layout.Tick(m.Limit) < top) {
+		c.violate("mark_regressions", "the mark file of node %d %s %s, below an ID it issued at %s",
+			n.n, what, stamp(m.Limit), stamp(c.sim.layout.TickTime(top)))
+	}
+}
+
+// diskLost forgets what a node issued: its mark file is gone.
+func (c *checker) diskLost(n *node) { delete(c.fileTop, n.n) }
 
 // finish runs the checks that need the whole run: overlapping holders
 // and liveness.
@@ -245,16 +286,18 @@ func (c *checker) finish() {
 		}
 	}
 	// Liveness: after the last fault is over, every node issues again
-	// within TTL + Margin + MaxLead, plus a renewal and a timeout to
-	// notice, the restart, and the quiet period.
-	end := faultsEnd(s.sc)
-	bound := s.cfg.Quiet() + s.cfg.RenewEvery + s.cfg.Timeout + s.sc.Fleet.restartAfter() + 100*time.Millisecond
+	// within the quiet period of TTL + Margin + MaxLead (as the server
+	// keeps it: etcd in whole seconds), plus a renewal and a timeout to
+	// notice, and the restart.
+	end := c.faultsEnd
+	quiet := serverQuiet(s.srv.kind, s.cfg.Quiet())
+	bound := quiet + s.cfg.RenewEvery + s.cfg.Timeout + s.sc.Fleet.restartAfter() + 100*time.Millisecond
 	if s.sc.Fleet.Load.Count > 0 && end+bound+time.Second <= s.end {
-		for i, last := range c.lastOK {
-			if last < end+bound {
+		for i, first := range c.firstOK {
+			if first < 0 || first > end+bound {
 				s.w.now = s.end
 				c.violate("liveness_violations", "node %d issued no ID in the %v after the faults ended at %v (TTL + Margin + MaxLead %v, a renewal and a timeout %v, the restart %v)",
-					i, s.end-end, end, s.cfg.Quiet(), s.cfg.RenewEvery+s.cfg.Timeout, s.sc.Fleet.restartAfter())
+					i, bound, end, quiet, s.cfg.RenewEvery+s.cfg.Timeout, s.sc.Fleet.restartAfter())
 			}
 		}
 	}

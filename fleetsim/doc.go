@@ -11,7 +11,9 @@
 // in it, and the lease logic is the real [lease.Keeper]'s, driven through
 // [lease.Drive] (Held, quiet periods, retaking, loss); the server is a
 // model of what redislease, etcdlease and pglease keep on Redis, etcd and
-// PostgreSQL (see server.go). Code that blocks — a generator sleeping on
+// PostgreSQL (see model.go), which passes the lease/leasetest
+// conformance suite the modules pass against real servers
+// (conformance_test.go). Code that blocks — a generator sleeping on
 // its clock, a request waiting for its reply, a mark save in flight —
 // runs as goroutines that take turns, one at a time, as the loop says; so
 // a scenario and its seed give the same report and the same trace hash,

@@ -35,7 +35,7 @@ func (s *Sim) apply(e Event) {
 			s.srv.failover()
 			return
 		case ServerRestart:
-			s.srv.run++
+			s.srv.m.restart()
 			return
 		case Down:
 			s.downUntil = max(s.downUntil, now+e.D)
@@ -66,6 +66,8 @@ func (s *Sim) apply(e Event) {
 	switch e.Kind {
 	case Crash:
 		n.crash(true)
+	case LoseDisk:
+		n.loseDisk()
 	case Restart:
 		n.restartClean()
 	case Pause:
@@ -107,7 +109,7 @@ func faultsEnd(sc *Scenario) time.Duration {
 		switch e.Kind {
 		case Freeze, Pause, Down, Slow, DropReplies, Partition:
 			t += e.D + e.Delay
-		case Crash, Restart:
+		case Crash, Restart, LoseDisk:
 			t += sc.Fleet.restartAfter()
 		case Drift, Jitter:
 			if e.Rate != 0 || e.D != 0 {

@@ -21,6 +21,7 @@ func TestSearchFindsInjectedBugs(t *testing.T) {
 		{"Held not checked", faults{noHeld: true}},
 		{"no quiet period after data loss", faults{noQuiet: true}},
 		{"Observe's floor ignored", faults{noObserve: true}},
+		{"mark files not synced", faults{unsyncedMarks: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := search(context.Background(), 1, 200, tc.f, nil)

@@ -24,6 +24,7 @@ type node struct {
 
 	inc  *incarnation // the process running now; nil while down
 	incs int          // processes started
+	disk disk         // the mark file, with marks: file
 }
 
 // An incarnation is one run of a node's service process.
@@ -79,6 +80,16 @@ func (n *node) start() {
 
 func (n *node) name() string { return fmt.Sprintf("node %d", n.n) }
 
+// ids returns the range of node ids the node's process takes its lease
+// from: the lowest free one of the fleet's or, with marks: file, its own
+// (it claims its number: its mark file stays on its host).
+func (n *node) ids() (from, to int64) {
+	if n.sim.sc.Fleet.Marks == MarksFile {
+		return int64(n.n), int64(n.n)
+	}
+	return 0, int64(n.sim.sc.Fleet.ids()) - 1
+}
+
 // crash kills the process: its calls under way never return, its saves
 // in flight may still land, and it restarts after the fleet's
 // restart_after.
@@ -90,6 +101,10 @@ func (n *node) crash(restart bool) {
 	n.sim.trace(n.name(), "process %d crashes", inc.n)
 	inc.die()
 	n.inc = nil
+	if n.sim.sc.Fleet.Marks == MarksFile {
+		n.disk.crash(n.sim.w.now)
+		n.sim.check.fileKept(n)
+	}
 	if restart {
 		n.sim.w.at(n.sim.w.now+n.sim.sc.Fleet.restartAfter(), func() {
 			if n.inc == nil {
@@ -172,8 +187,13 @@ func (inc *incarnation) serve() bool {
 		return false
 	}
 	inc.hold = h
-	gen, err := ringflake.New(h.id, ringflake.WithClock(genClock{inc}), ringflake.WithStrategy(sim.strategy),
-		ringflake.WithLayout(sim.layout), ringflake.WithLease(&simLease{h: h}))
+	opts := []ringflake.Option{ringflake.WithClock(genClock{inc}), ringflake.WithStrategy(sim.strategy),
+		ringflake.WithLayout(sim.layout), ringflake.WithLease(&simLease{h: h})}
+	if sim.sc.Fleet.Marks == MarksFile {
+		opts[3] = ringflake.WithLease(guardLease{h})
+		opts = append(opts, ringflake.WithMarkStore(markFile{inc}))
+	}
+	gen, err := ringflake.New(h.id, opts...)
 	if err != nil {
 		sim.trace(inc.node.name(), "generator on id %d fails to start: %v", h.id, err)
 		sim.count("start_failed")
@@ -238,7 +258,8 @@ func (inc *incarnation) acquire() *holding {
 		sent := inc.node.sim.w.now
 		sentMono := monoClock{h: inc.node.clk, base: sim.sc.Start}.Now()
 		var rep acquireReply
-		err := inc.request(func(s *server) { rep = s.acquire(token, cfg.TTL) })
+		from, to := inc.node.ids()
+		err := inc.request(func(s *server) { rep = s.acquire(from, to, token) })
 		if err == nil && rep.id >= 0 {
 			mc := monoClock{h: inc.node.clk, base: sim.sc.Start}
 			c := cfg
@@ -257,9 +278,13 @@ func (inc *incarnation) acquire() *holding {
 			inc.hold = h
 			sim.renewRunner(h) // renewals start at once, as Keep's do
 			// Wait until held (WaitHeld): at once, or after the quiet
-			// period.
+			// period — or until the lease ends first, which WaitHeld
+			// returns at once too (the renewals wake the wait).
 			for !inc.dead && !inc.stop && !h.lost && !h.drv.Held() {
-				inc.node.sim.w.cur.sleep(max(rep.quiet, cfg.RenewEvery))
+				w := inc.node.sim.w
+				inc.idle = w.cur.wakeAt(w.now + max(rep.quiet, cfg.RenewEvery))
+				w.cur.block()
+				inc.idle = nil
 			}
 			if h.lost || inc.dead || inc.stop {
 				if !inc.dead {
@@ -357,26 +382,11 @@ func (sim *Sim) renewRunner(h *holding) *proc {
 			at := monoClock{h: inc.node.clk, base: sim.sc.Start}.Now()
 			var res renewResult
 			var quiet time.Duration
-			err := inc.request(func(s *server) { res, quiet = s.renew(h.id, h.token, h.epoch, sim.cfg.TTL) })
+			err := inc.request(func(s *server) { res, quiet = s.renew(h.id, h.token, h.epoch) })
 			if inc.dead || h.lost {
 				return
 			}
-			r := lease.Renewal{Sent: at, TTL: sim.cfg.TTL}
-			switch {
-			case err != nil:
-				r.Kind, r.Err = lease.RenewFailed, err
-			case res == renewed:
-				r.Kind = lease.Renewed
-			case res == retaken:
-				r.Kind = lease.Retaken
-				if quiet > 0 {
-					r.NotBefore = monoClock{h: inc.node.clk, base: sim.sc.Start}.Now().Add(quiet)
-				}
-			case res == epochLost:
-				r.Kind, r.Err = lease.Lost, lease.ErrDataLost
-			default:
-				r.Kind, r.Err = lease.Lost, ringflake.ErrLeaseLost
-			}
+			r := renewal(h.id, res, quiet, err, at, sim.cfg.TTL, monoClock{h: inc.node.clk, base: sim.sc.Start}.Now)
 			if h.drv.Apply(r) {
 				h.lost = true
 				if inc.idle != nil {
@@ -405,11 +415,14 @@ func (l *simLease) MarkAhead() time.Duration { return l.h.drv.MarkAhead() }
 func (l *simLease) Sim() simhook.Runner      { return runner{l.h.inc} }
 
 func (l *simLease) LoadMark(ctx context.Context) (ringflake.Mark, error) {
-	var m ringflake.Mark
-	if err := l.h.inc.request(func(s *server) { m = s.loadMark(l.h.id) }); err != nil {
+	var (
+		r    nodeRecord
+		ours bool
+	)
+	if err := l.h.inc.request(func(s *server) { r, ours = s.m.loadMark(prefix, l.h.id, l.h.token) }); err != nil {
 		return ringflake.Mark{}, err
 	}
-	return m, nil
+	return loadedMark(l.h.id, r, ours, l.h.inc.node.sim.srv.m.where(prefix, l.h.id))
 }
 
 func (l *simLease) SaveMark(ctx context.Context, m ringflake.Mark) error {
@@ -417,12 +430,9 @@ func (l *simLease) SaveMark(ctx context.Context, m ringflake.Mark) error {
 	h.seq++
 	seq := h.seq
 	closing := h.inc.gen != nil && !h.inc.dead && (h.lost || h.inc.stop)
-	var ok bool
-	if err := h.inc.request(func(s *server) { ok = s.saveMark(h.id, h.token, seq, m, closing) }); err != nil {
+	var res saveResult
+	if err := h.inc.request(func(s *server) { res = s.saveMark(h.id, h.token, seq, m, closing) }); err != nil {
 		return err
 	}
-	if !ok {
-		return ringflake.ErrLeaseLost
-	}
-	return nil
+	return saveErr(h.id, res)
 }

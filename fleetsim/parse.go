@@ -72,6 +72,7 @@ type rawFleet struct {
 	Load         rawRate   `yaml:"load"`
 	Messages     rawMsgs   `yaml:"messages"`
 	RestartAfter string    `yaml:"restart_after"`
+	Marks        string    `yaml:"marks"`
 	// Clocks maps a node to a single-node scenario file, such as one
 	// `ringflake record` wrote: the node's clock follows its events.
 	Clocks map[int]string `yaml:"clocks"`
@@ -113,6 +114,7 @@ type rawEv struct {
 	Seed      uint64   `yaml:"seed"`
 	Drift     *float64 `yaml:"drift"`
 	Crash     bool     `yaml:"crash"`
+	LoseDisk  bool     `yaml:"lose-disk"`
 	Restart   string   `yaml:"restart"`
 }
 
@@ -147,7 +149,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		s.Layout = l
 	}
 	f := raw.Fleet
-	s.Fleet = Fleet{Nodes: f.Nodes, IDs: f.IDs, Strategy: f.Strategy,
+	s.Fleet = Fleet{Nodes: f.Nodes, IDs: f.IDs, Strategy: f.Strategy, Marks: f.Marks,
 		RestartAfter: p.dur("fleet.restart_after", f.RestartAfter),
 		Server: Server{Kind: f.Server.Kind, TTL: p.dur("fleet.server.ttl", f.Server.TTL),
 			RenewEvery: p.dur("fleet.server.renew_every", f.Server.RenewEvery), Margin: p.dur("fleet.server.margin", f.Server.Margin),
@@ -279,6 +281,9 @@ func (p *parser) event(field string, r rawEv) Event {
 	if r.Crash {
 		kinds = append(kinds, Crash)
 	}
+	if r.LoseDisk {
+		kinds = append(kinds, LoseDisk)
+	}
 	switch r.Restart {
 	case "":
 	case "clean", "true":
@@ -319,11 +324,11 @@ func (p *parser) event(field string, r rawEv) Event {
 		p.bad(field, "want node: N, server: or partition:")
 	}
 	if len(kinds) != 1 {
-		p.bad(field, "want exactly one of step, freeze, drift, jitter, pause, crash, restart")
+		p.bad(field, "want exactly one of step, freeze, drift, jitter, pause, crash, lose-disk, restart")
 		return e
 	}
 	e.Kind = kinds[0]
-	if e.Server && (e.Kind == Pause || e.Kind == Crash || e.Kind == Restart) {
+	if e.Server && (e.Kind == Pause || e.Kind == Crash || e.Kind == Restart || e.Kind == LoseDisk) {
 		p.bad(field, "the server's clock may step, freeze, drift or jitter")
 	}
 	return e
@@ -442,6 +447,9 @@ func (s *Scenario) WriteTo(w io.Writer) (int64, error) {
 	if f.RestartAfter > 0 {
 		fmt.Fprintf(&b, "  restart_after: %v\n", f.RestartAfter)
 	}
+	if f.Marks != "" {
+		fmt.Fprintf(&b, "  marks: %s\n", f.Marks)
+	}
 	if len(s.Events) > 0 {
 		b.WriteString("events:\n")
 		for _, e := range s.Events {
@@ -491,6 +499,8 @@ func (e Event) String() string {
 			fmt.Fprintf(&b, ", drift: %s", strconv.FormatFloat(e.Rate, 'g', -1, 64))
 		case Crash:
 			b.WriteString(", crash: true")
+		case LoseDisk:
+			b.WriteString(", lose-disk: true")
 		case Restart:
 			b.WriteString(", restart: clean")
 		case Jitter:

@@ -1,6 +1,7 @@
 package fleetsim
 
 import (
+	"cmp"
 	"encoding/hex"
 	"fmt"
 	"slices"
@@ -15,6 +16,7 @@ type Report struct {
 	Nodes    int
 	Server   string
 	Strategy string
+	Marks    string // where the nodes keep their marks: "lease" or "file"
 	Duration time.Duration
 	Seed     uint64
 
@@ -45,7 +47,8 @@ func (r *Report) OK() bool { return r.Count("violations") == 0 && len(r.Unmet) =
 func (s *Sim) report() *Report {
 	s.check.finish()
 	r := &Report{Scenario: s.sc.Name, File: s.sc.File, Nodes: s.sc.Fleet.Nodes, Server: s.sc.Fleet.Server.Kind,
-		Strategy: s.strategy.String(), Duration: s.sc.Duration, Seed: s.sc.Seed, Counts: map[string]int64{}}
+		Strategy: s.strategy.String(), Marks: cmp.Or(s.sc.Fleet.Marks, MarksLease), Duration: s.sc.Duration, Seed: s.sc.Seed,
+		Counts: map[string]int64{}}
 	for k, v := range s.counts {
 		r.Counts[k] = v
 	}
@@ -97,7 +100,11 @@ func (r *Report) String() string {
 	if r.File != "" {
 		name += " (" + r.File + ")"
 	}
-	fmt.Fprintf(&b, "fleet %s: %d nodes on %s, strategy %s, %v, seed %d\n", name, r.Nodes, r.Server, r.Strategy, r.Duration, r.Seed)
+	marks := ""
+	if r.Marks == MarksFile {
+		marks = ", marks in files"
+	}
+	fmt.Fprintf(&b, "fleet %s: %d nodes on %s%s, strategy %s, %v, seed %d\n", name, r.Nodes, r.Server, marks, r.Strategy, r.Duration, r.Seed)
 	keys := make([]string, 0, len(r.Counts))
 	for k := range r.Counts {
 		keys = append(keys, k)

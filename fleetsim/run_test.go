@@ -29,6 +29,18 @@ func TestIssueScenario(t *testing.T) {
 	require.True(t, r.OK(), "%s", r)
 }
 
+// Regression files: scenarios the search found, each passing since the
+// simulator's fix its comment names.
+func TestRegressionFiles(t *testing.T) {
+	for _, f := range []string{"testdata/loss-during-quiet.yaml"} {
+		s, err := ReadFile(f)
+		require.NoError(t, err)
+		r, err := Run(context.Background(), s)
+		require.NoError(t, err)
+		require.True(t, r.OK(), "%s", r)
+	}
+}
+
 // A node's clock follows a recording: its events become the node's.
 func TestClockFollowsARecording(t *testing.T) {
 	s, err := ReadFile("testdata/follows-recording.yaml")

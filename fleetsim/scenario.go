@@ -86,7 +86,19 @@ type Fleet struct {
 	// RestartAfter is how long a crashed or restarted process stays
 	// down; 0 means 100ms.
 	RestartAfter time.Duration
+	// Marks is where the nodes keep their generators' high-water marks:
+	// MarksLease ("" too), with the lease on the server, so that the
+	// next holder of an id starts after them; or MarksFile, in a mark
+	// file on each node's host (hostlocal.MarkFile), each node claiming
+	// its own number as its node id.
+	Marks string
 }
+
+// Where nodes keep their marks ([Fleet.Marks]).
+const (
+	MarksLease = "lease"
+	MarksFile  = "file"
+)
 
 // Server is the lease server and the lease options of every node.
 type Server struct {
@@ -151,7 +163,8 @@ func (f Fleet) restartAfter() time.Duration {
 type Kind string
 
 // The kinds of events. On a node (or the server's clock: Step, Freeze,
-// Drift, Jitter): Step, Freeze, Drift, Jitter, Pause, Crash, Restart. On
+// Drift, Jitter): Step, Freeze, Drift, Jitter, Pause, Crash, Restart,
+// LoseDisk. On
 // the server: LoseData, Failover, Down, Slow, DropReplies. Partition cuts
 // nodes off.
 const (
@@ -162,6 +175,7 @@ const (
 	Pause    Kind = "pause"     // the host stops for D (a VM pause): clock and process
 	Crash    Kind = "crash"     // the process dies and restarts after restart_after
 	Restart  Kind = "restart"   // the process closes cleanly and restarts
+	LoseDisk Kind = "lose-disk" // the host crashes and comes back with an empty disk: no mark file
 	LoseData Kind = "lose-data" // the server restarts empty
 	// ServerRestart restarts the server process with its data (it
 	// persists): a new process, which Redis and PostgreSQL leases notice.
@@ -235,6 +249,8 @@ func (s *Scenario) Validate() error {
 		return bad("fleet.server", "negative duration")
 	case f.Strategy == "":
 		return bad("fleet.strategy", "missing")
+	case f.Marks != "" && f.Marks != MarksLease && f.Marks != MarksFile:
+		return bad("fleet.marks", "%q: want lease or file", f.Marks)
 	case f.Messages.MinDelay < 0 || f.Messages.MaxDelay < f.Messages.MinDelay:
 		return bad("fleet.messages", "want 0 <= min_delay <= max_delay")
 	case len(s.Events) > MaxEvents:
@@ -285,7 +301,7 @@ func (s *Scenario) Validate() error {
 			if e.D < 0 {
 				return bad(field, "jitter %v: want at least 0", e.D)
 			}
-		case Crash, Restart, LoseData, Failover:
+		case Crash, Restart, LoseDisk, LoseData, Failover:
 		default:
 			return bad(field, "unknown event %q", e.Kind)
 		}

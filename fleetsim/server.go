@@ -2,22 +2,11 @@ package fleetsim
 
 import (
 	"fmt"
-	"maps"
 	"time"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/lease"
 )
-
-// The server model keeps what redislease, etcdlease and pglease keep on
-// their servers, with the same rules (see redislease/scripts.go): a
-// lease per node id (the holder's token, expiring after its TTL on the
-// server's clock), a record per node id that outlives the lease (the
-// latest acquirer's token and the node's high-water mark, saved under
-// the holder's token as fencing token and in the order of the holder's
-// save counter), and a per-prefix epoch. A missing epoch (a first start,
-// a server that lost its data) or a changed server process (Redis's
-// run_id, PostgreSQL's timeline after a promotion) starts a quiet period
-// of TTL + Margin + MaxLead during which an id taken is not held.
 
 // Server kinds.
 const (
@@ -26,54 +15,31 @@ const (
 	Postgres = "postgres"
 )
 
-type leaseKey struct {
-	token   string
-	expires time.Time // on the server's clock
-}
+// prefix is the key prefix of a simulated fleet.
+const prefix = "fleet"
 
-type nodeRecord struct {
-	token     string // the latest acquirer's
-	mark      ringflake.Mark
-	markToken string // who saved the mark
-	markSeq   uint64 // the save counter of the mark's save
-}
-
-// state is what the server stores: what a data loss or a failover loses.
-type state struct {
-	epoch      uint64 // 0: none
-	run        uint64 // the server process the epoch record last saw
-	quietUntil time.Time
-	leases     map[int64]leaseKey
-	nodes      map[int64]nodeRecord
-}
-
-func (s state) clone() state {
-	s.leases = maps.Clone(s.leases)
-	s.nodes = maps.Clone(s.nodes)
-	return s
-}
-
-type snapshot struct {
-	at time.Duration
-	st state
-}
-
+// server is the simulation's lease server: a [model] of its kind on the
+// server's own clock, the history of its writes that a failover's
+// replica lags behind, and the checks of what it stores.
 type server struct {
 	sim  *Sim
 	kind string
 	clk  *hostClock
-	st   state
-	run  uint64 // the server process now
-	era  int    // counts data losses (and failovers that lose writes)
+	m    *model
+	era  int // counts data losses (and failovers that lose writes)
 
 	history []snapshot // the state after each write, for a failover's replica
+}
 
-	epochs uint64 // epoch values handed out
+type snapshot struct {
+	at time.Duration
+	sp *space
 }
 
 func newServer(sim *Sim) *server {
-	s := &server{sim: sim, kind: sim.sc.Fleet.Server.Kind, clk: newHostClock(sim.w, sim.sc.Start), run: 1}
-	s.st = state{leases: map[int64]leaseKey{}, nodes: map[int64]nodeRecord{}}
+	s := &server{sim: sim, kind: sim.sc.Fleet.Server.Kind, clk: newHostClock(sim.w, sim.sc.Start)}
+	s.m = newModel(s.kind, s.clk.Now)
+	s.m.noQuiet, s.m.blindSaves = sim.faults.noQuiet, sim.faults.blindSaves
 	return s
 }
 
@@ -86,7 +52,7 @@ func (s *server) losesOnFailover() bool { return s.kind != Etcd }
 func (s *server) written() {
 	lag := s.sim.sc.Fleet.Server.lag()
 	now := s.sim.w.now
-	s.history = append(s.history, snapshot{at: now, st: s.st.clone()})
+	s.history = append(s.history, snapshot{at: now, sp: s.m.space(prefix).clone()})
 	// Keep the newest snapshot older than the lag and everything after.
 	i := 0
 	for i+1 < len(s.history) && s.history[i+1].at <= now-lag {
@@ -97,161 +63,128 @@ func (s *server) written() {
 
 // loseData restarts the server empty.
 func (s *server) loseData() {
-	s.st = state{leases: map[int64]leaseKey{}, nodes: map[int64]nodeRecord{}}
+	s.m.loseData()
 	s.history = nil
-	s.run++
 	s.era++
 	s.sim.check.newEra()
 }
 
 // failover promotes a replica that lags by the scenario's lag: the writes
-// of the last lag are lost (not on etcd), and the server process changes.
+// of the last lag are lost (not on etcd), and the server changes.
 func (s *server) failover() {
-	s.run++
+	s.m.promote()
 	if !s.losesOnFailover() {
 		return
 	}
 	cut := s.sim.w.now - s.sim.sc.Fleet.Server.lag()
-	st := state{leases: map[int64]leaseKey{}, nodes: map[int64]nodeRecord{}}
+	sp := newSpace()
 	for _, h := range s.history {
 		if h.at <= cut {
-			st = h.st.clone()
+			sp = h.sp.clone()
 		}
 	}
-	s.st = st
+	s.m.spaces[prefix] = sp
 	s.history = nil
 	s.era++
 	s.sim.check.newEra()
 }
 
-// guard is the start of every request that reads the epoch: it makes a
-// missing epoch (when create) and starts the quiet period when the epoch
-// was missing or the server process changed. It returns the epoch (0
-// when none and !create) and the quiet period left.
-func (s *server) guard(create bool) (uint64, time.Duration) {
-	now := s.clk.Now()
-	fresh := false
-	switch {
-	case s.st.epoch == 0:
-		if !create {
-			return 0, 0
-		}
-		s.epochs++
-		s.st.epoch, s.st.run, fresh = s.epochs, s.run, true
-	case s.st.run != s.run:
-		s.st.run = s.run
-		fresh = s.kind == Redis || s.kind == Postgres
-	}
-	quiet := s.sim.cfg.Quiet()
-	if s.sim.faults.noQuiet {
-		quiet = 0
-	}
-	left := s.st.quietUntil.Sub(now)
-	if fresh && left < quiet {
-		s.st.quietUntil = now.Add(quiet)
-		left = quiet
-	}
-	return s.st.epoch, max(left, 0)
-}
-
-// held returns the token holding id now, or "".
-func (s *server) held(id int64) string {
-	k, ok := s.st.leases[id]
-	if !ok || !s.clk.Now().Before(k.expires) {
-		delete(s.st.leases, id)
-		return ""
-	}
-	return k.token
-}
-
-type acquireReply struct {
-	id    int64 // -1: every id is held
-	epoch uint64
-	quiet time.Duration
-}
-
-// acquire takes the lowest free id for token.
-func (s *server) acquire(token string, ttl time.Duration) acquireReply {
-	epoch, quiet := s.guard(true)
-	defer s.written()
-	for id := int64(0); id < int64(s.sim.sc.Fleet.ids()); id++ {
-		if s.held(id) != "" {
-			continue
-		}
-		s.st.leases[id] = leaseKey{token: token, expires: s.clk.Now().Add(ttl)}
-		r := s.st.nodes[id]
-		r.token = token
-		s.st.nodes[id] = r
-		s.sim.trace("server", "acquire id=%d token=%s epoch=%d quiet=%v", id, token, epoch, quiet)
-		return acquireReply{id: id, epoch: epoch, quiet: quiet}
-	}
-	return acquireReply{id: -1, epoch: epoch, quiet: quiet}
-}
-
-type renewResult int
-
-const (
-	renewed renewResult = iota + 1
-	retaken
-	heldByOther
-	takenSince
-	epochLost
-)
-
-// renew extends id's lease for token, or takes the id again when its key
-// is gone and nobody acquired it since.
-func (s *server) renew(id int64, token string, epoch uint64, ttl time.Duration) (renewResult, time.Duration) {
-	e, quiet := s.guard(false)
-	if e != epoch {
-		return epochLost, 0
-	}
-	cur := s.held(id)
-	switch {
-	case cur == token:
-		s.st.leases[id] = leaseKey{token: token, expires: s.clk.Now().Add(ttl)}
-		s.written()
-		return renewed, 0
-	case cur != "":
-		return heldByOther, 0
-	case s.st.nodes[id].token != token:
-		return takenSince, 0
-	}
-	s.st.leases[id] = leaseKey{token: token, expires: s.clk.Now().Add(ttl)}
+// acquire takes the lowest free id of [from, to] for token.
+func (s *server) acquire(from, to int64, token string) acquireReply {
+	cfg := s.sim.cfg
+	r := s.m.acquire(prefix, from, to, token, cfg.Holder, cfg.TTL, cfg.Quiet())
 	s.written()
-	return retaken, quiet
+	if r.id >= 0 {
+		s.sim.trace("server", "acquire id=%d token=%s epoch=%d quiet=%v", r.id, token, r.epoch, r.quiet)
+	}
+	return r
+}
+
+// renew extends id's lease for token, or takes it again.
+func (s *server) renew(id int64, token string, epoch uint64) (renewResult, time.Duration) {
+	cfg := s.sim.cfg
+	res, quiet := s.m.renew(prefix, id, token, epoch, cfg.TTL, cfg.Quiet())
+	if res == renewed || res == retaken {
+		s.written()
+	}
+	return res, quiet
 }
 
 // release deletes id's lease if token holds it.
 func (s *server) release(id int64, token string) {
-	if s.held(id) == token {
-		delete(s.st.leases, id)
+	if s.m.release(prefix, id, token) {
 		s.written()
 	}
 }
 
-// saveMark stores m for id while token holds the lease, and only when seq
-// is later than the save counter of the mark stored by the same token (a
-// save that arrives after a later one of its holder is refused: it would
-// move the mark back). closing marks the exact mark of a clean close.
-func (s *server) saveMark(id int64, token string, seq uint64, m ringflake.Mark, closing bool) bool {
-	if s.held(id) != token {
-		return false
+// saveMark stores m for id as save seq of token (see model.saveMark);
+// closing marks the exact mark of a clean close, for the checks.
+func (s *server) saveMark(id int64, token string, seq uint64, m ringflake.Mark, closing bool) saveResult {
+	prev := s.m.space(prefix).nodes[id]
+	res := s.m.saveMark(prefix, id, token, seq, m)
+	switch res {
+	case staleSave:
+		s.sim.trace("server", "save id=%d token=%s seq=%d refused: save %d is stored", id, token, seq, prev.markSeq)
+	case saved:
+		s.sim.check.markWrite(id, prev, token, m, closing)
+		s.written()
+		s.sim.trace("server", "save id=%d token=%s seq=%d limit=%s", id, token, seq, stamp(m.Limit))
 	}
-	r := s.st.nodes[id]
-	if r.markToken == token && seq <= r.markSeq && !s.sim.faults.blindSaves {
-		s.sim.trace("server", "save id=%d token=%s seq=%d refused: save %d is stored", id, token, seq, r.markSeq)
-		return true // an older save of ours: the newer mark stays
-	}
-	s.sim.check.markWrite(id, r, token, m, closing)
-	r.mark, r.markToken, r.markSeq = m, token, seq
-	s.st.nodes[id] = r
-	s.written()
-	s.sim.trace("server", "save id=%d token=%s seq=%d limit=%s", id, token, seq, stamp(m.Limit))
-	return true
+	return res
 }
 
-// loadMark returns id's mark.
-func (s *server) loadMark(id int64) ringflake.Mark { return s.st.nodes[id].mark }
+// The answers of a model, as the lease modules turn their servers'
+// answers into a lease's renewals and errors: the simulation's leases
+// and the conformance suite's (conformance_test.go) share them.
+
+// renewal returns what the keeper makes of a renewal of node sent at
+// sent, with the lease's ttl, that got res and quiet, or failed with err;
+// now reads the lease's clock.
+func renewal(node int64, res renewResult, quiet time.Duration, err error, sent time.Time, ttl time.Duration, now func() time.Time) lease.Renewal {
+	r := lease.Renewal{Sent: sent, TTL: ttl}
+	switch {
+	case err != nil:
+		r.Kind, r.Err = lease.RenewFailed, fmt.Errorf("fleetsim: renewing node %d: %w", node, err)
+	case res == renewed:
+		r.Kind = lease.Renewed
+	case res == retaken:
+		r.Kind = lease.Retaken
+		if quiet > 0 {
+			r.NotBefore = now().Add(quiet)
+		}
+	case res == epochLost:
+		r.Kind, r.Err = lease.Lost, fmt.Errorf("%w: %w: node %d", ringflake.ErrLeaseLost, lease.ErrDataLost, node)
+	case res == heldByOther:
+		r.Kind, r.Err = lease.Lost, fmt.Errorf("%w: fleetsim: node %d is held by another holder", ringflake.ErrLeaseLost, node)
+	default:
+		r.Kind, r.Err = lease.Lost, fmt.Errorf("%w: fleetsim: node %d expired and another holder acquired it since", ringflake.ErrLeaseLost, node)
+	}
+	return r
+}
+
+// saveErr returns the error of a mark save of node that got res.
+func saveErr(node int64, res saveResult) error {
+	switch res {
+	case saved:
+		return nil
+	case staleSave:
+		return fmt.Errorf("%w: fleetsim: node %d: mark not saved", lease.ErrStaleSave, node)
+	}
+	return fmt.Errorf("%w: fleetsim: node %d is not held by this lease; mark not saved", ringflake.ErrLeaseLost, node)
+}
+
+// loadedMark returns the mark of a load of node's record r, where names
+// where the model keeps it; ours reports whether the lease is the
+// latest acquirer.
+func loadedMark(node int64, r nodeRecord, ours bool, where string) (ringflake.Mark, error) {
+	switch {
+	case !ours:
+		return ringflake.Mark{}, fmt.Errorf("%w: fleetsim: node %d was acquired by another holder", ringflake.ErrLeaseLost, node)
+	case r.corrupt != "":
+		return ringflake.Mark{}, &ringflake.MarkError{Path: where, Reason: fmt.Sprintf("%q is not a mark", r.corrupt)}
+	}
+	return r.mark, nil
+}
 
 func stamp(t time.Time) string {
 	if t.IsZero() {

@@ -1,6 +1,7 @@
 package fleetsim
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -8,11 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ringflake/ringflake"
+	"github.com/ringflake/ringflake/lease"
 )
 
-// The server model's rules, case by case, as lease/leasetest states them
-// for the real servers (the suite itself needs server processes: see
-// docs/fleet-sim.md for which of its cases these mirror).
+// The server model's rules that the conformance suite (conformance_test.go)
+// does not reach: it moves no server clock and makes no failover.
 
 func testServer(t *testing.T, kind string) (*Sim, *server) {
 	t.Helper()
@@ -24,73 +25,50 @@ func testServer(t *testing.T, kind string) (*Sim, *server) {
 
 func (s *Sim) advance(d time.Duration) { s.w.now += d }
 
-func TestServerAcquireTakesTheLowestFreeID(t *testing.T) {
+// The quiet period of a first start and the lease keys' TTLs run on the
+// server's clock.
+func TestServerTimesOnItsClock(t *testing.T) {
 	for _, kind := range []string{Redis, Etcd, Postgres} {
 		t.Run(kind, func(t *testing.T) {
-			_, srv := testServer(t, kind)
-			for want := int64(0); want < 3; want++ {
-				r := srv.acquire("t"+string(rune('a'+want)), 2*time.Second)
-				assert.Equal(t, want, r.id)
-			}
-			assert.Equal(t, int64(-1), srv.acquire("td", 2*time.Second).id, "exhausted range")
-			srv.release(1, "tb")
-			assert.Equal(t, int64(1), srv.acquire("te", 2*time.Second).id, "a released id is handed out again")
+			sim, srv := testServer(t, kind)
+			quiet := srv.m.quietOf(sim.cfg.Quiet())
+			r := srv.acquire(0, 2, "a")
+			assert.Equal(t, quiet, r.quiet, "a prefix without an epoch")
+			sim.advance(time.Second)
+			r = srv.acquire(0, 2, "b")
+			assert.Equal(t, quiet-time.Second, r.quiet, "the quiet period runs on the server's clock")
+			sim.advance(sim.cfg.TTL - time.Second - time.Millisecond)
+			assert.Equal(t, int64(2), srv.acquire(0, 2, "c").id, "a's key lives a TTL")
+			sim.advance(time.Millisecond)
+			assert.Equal(t, int64(0), srv.acquire(0, 2, "d").id, "and then expires")
+			res, _ := srv.renew(0, "a", r.epoch)
+			assert.Equal(t, heldByOther, res)
 		})
 	}
 }
 
-func TestServerFirstStartIsQuiet(t *testing.T) {
-	sim, srv := testServer(t, Redis)
-	r := srv.acquire("a", 2*time.Second)
-	assert.Equal(t, sim.cfg.Quiet(), r.quiet, "a prefix without an epoch")
-	sim.advance(time.Second)
-	r = srv.acquire("b", 2*time.Second)
-	assert.Equal(t, sim.cfg.Quiet()-time.Second, r.quiet, "the quiet period runs on the server's clock")
-}
-
-func TestServerExpiredIDIsHandedOutAgain(t *testing.T) {
-	sim, srv := testServer(t, Etcd)
-	require.Equal(t, int64(0), srv.acquire("a", 2*time.Second).id)
-	sim.advance(2 * time.Second)
-	assert.Equal(t, int64(0), srv.acquire("b", 2*time.Second).id)
-	res, _ := srv.renew(0, "a", 1, 2*time.Second)
-	assert.Equal(t, heldByOther, res, "the first holder lost it for good")
-	sim.advance(3 * time.Second)
-	res, _ = srv.renew(0, "a", 1, 2*time.Second)
-	assert.Equal(t, takenSince, res, "and after b's key expired too: b acquired it since")
-}
-
-func TestServerRenewals(t *testing.T) {
-	sim, srv := testServer(t, Redis)
-	a := srv.acquire("a", 2*time.Second)
-	sim.advance(time.Second)
-	res, _ := srv.renew(0, "a", a.epoch, 2*time.Second)
-	assert.Equal(t, renewed, res)
-	sim.advance(2500 * time.Millisecond) // the key expires; nobody took the id
-	res, _ = srv.renew(0, "a", a.epoch, 2*time.Second)
-	assert.Equal(t, retaken, res)
-	srv.st.leases[0] = leaseKey{token: "thief", expires: srv.clk.Now().Add(time.Minute)}
-	res, _ = srv.renew(0, "a", a.epoch, 2*time.Second)
-	assert.Equal(t, heldByOther, res, "a stolen lease")
-	srv.loseData()
-	res, _ = srv.renew(0, "a", a.epoch, 2*time.Second)
-	assert.Equal(t, epochLost, res, "the server lost the prefix's data")
-}
-
-func TestServerMarksAreFencedAndOrdered(t *testing.T) {
-	sim, srv := testServer(t, Postgres)
-	srv.acquire("a", 2*time.Second)
-	m := func(ms int) ringflake.Mark {
-		return ringflake.Mark{Limit: sim.sc.Start.Add(time.Duration(ms) * time.Millisecond)}
+// A save that reaches the server after a later save of the same lease is
+// answered as the lease modules answer it — lease.ErrStaleSave — and
+// changes nothing.
+func TestServerLateSaveIsStale(t *testing.T) {
+	for _, kind := range []string{Redis, Etcd, Postgres} {
+		t.Run(kind, func(t *testing.T) {
+			sim, srv := testServer(t, kind)
+			m := func(ms int) ringflake.Mark {
+				return ringflake.Mark{Limit: sim.sc.Start.Add(time.Duration(ms) * time.Millisecond)}
+			}
+			require.Equal(t, int64(0), srv.acquire(0, 2, "a").id)
+			require.NoError(t, saveErr(0, srv.saveMark(0, "a", 2, m(200), false)))
+			err := saveErr(0, srv.saveMark(0, "a", 1, m(100), false))
+			require.ErrorIs(t, err, lease.ErrStaleSave)
+			assert.False(t, errors.Is(err, ringflake.ErrLeaseLost), "the lease still holds the id")
+			r, ours := srv.m.loadMark(prefix, 0, "a")
+			require.True(t, ours)
+			assert.Equal(t, m(200), r.mark, "the late save changed nothing")
+			require.ErrorIs(t, saveErr(0, srv.saveMark(0, "b", 3, m(300), false)), ringflake.ErrLeaseLost, "a token that does not hold the id")
+			assert.Zero(t, sim.check.counts["mark_regressions"])
+		})
 	}
-	assert.True(t, srv.saveMark(0, "a", 2, m(200), false))
-	assert.True(t, srv.saveMark(0, "a", 1, m(100), false), "a late save is answered")
-	assert.Equal(t, m(200), srv.loadMark(0), "but does not lower the mark")
-	assert.False(t, srv.saveMark(0, "b", 3, m(300), false), "a token that does not hold the id saves nothing")
-	sim.advance(3 * time.Second)
-	srv.acquire("c", 2*time.Second)
-	assert.Equal(t, m(200), srv.loadMark(0), "the mark outlives the lease: the next holder loads it")
-	assert.Zero(t, sim.check.counts["mark_regressions"])
 }
 
 func TestServerFailover(t *testing.T) {
@@ -101,18 +79,18 @@ func TestServerFailover(t *testing.T) {
 	}{{Redis, true, true}, {Postgres, true, true}, {Etcd, false, false}} {
 		t.Run(tc.kind, func(t *testing.T) {
 			sim, srv := testServer(t, tc.kind)
-			srv.acquire("a", 2*time.Second)
-			sim.advance(4 * time.Second)         // the quiet period of the first start is over
-			b := srv.acquire("b", 2*time.Second) // a's lease expired: b takes its id
-			sim.advance(100 * time.Millisecond)  // within the replica's lag
+			srv.acquire(0, 2, "a")
+			sim.advance(srv.m.quietOf(sim.cfg.Quiet())) // the quiet period of the first start is over; a's key expired
+			b := srv.acquire(0, 2, "b")                 // b takes a's id
+			sim.advance(100 * time.Millisecond)         // within the replica's lag
 			srv.failover()
-			r := srv.acquire("c", 2*time.Second)
+			r := srv.acquire(0, 2, "c")
 			if tc.losesWrites {
 				assert.Equal(t, b.id, r.id, "b's acquisition was lost")
 			} else {
 				assert.NotEqual(t, b.id, r.id)
 			}
-			assert.Equal(t, tc.quiet, r.quiet > 0, "a quiet period after a server process change")
+			assert.Equal(t, tc.quiet, r.quiet > 0, "a quiet period after a failover, where the module notices it")
 		})
 	}
 }

@@ -24,6 +24,7 @@ func TestShippedScenarios(t *testing.T) {
 		"skewed-message-chains": {faults{noObserve: true}, "causal_violations"},
 		"late-save":             {faults{blindSaves: true}, "mark_regressions"},
 		"issue-example":         {faults{noObserve: true}, "causal_violations"},
+		"mark-file-crash":       {faults{unsyncedMarks: true}, "duplicates"},
 	}
 	files, err := filepath.Glob("../scenarios/fleet/*.yaml")
 	require.NoError(t, err)

@@ -25,6 +25,10 @@ type faults struct {
 	noHeld     bool // the generator's lease reports held while the process lives
 	noQuiet    bool // the server starts no quiet period
 	noObserve  bool // a message's ID is not observed: the floor is ignored
+	// unsyncedMarks: a mark file's save returns before the mark is on
+	// the disk (no fsync): a crash loses the writes of the last
+	// writeback period.
+	unsyncedMarks bool
 }
 
 // Sim is one run of a fleet scenario.
