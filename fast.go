@@ -79,10 +79,6 @@ func (g *Generator) fromLane(r reading, h int64, want uint64) (uint64, uint64) {
 	if n == 0 {
 		return 0, 0
 	}
-	t := g.ring.tick(v)
-	g.issuedBy(t, r.now, r.newest)
-	if from == r.newest && t > from {
-		g.lane.countOn(r.now, t, limit)
-	}
+	g.issuedBy(g.ring.tick(v), r.now, r.newest)
 	return v, n
 }

@@ -31,7 +31,7 @@ func (l *lane) get(now, newest int64) (from, limit int64, ok bool) {
 // unless another call is setting the lane at the same time.
 func (l *lane) set(now, newest, from, limit int64) {
 	s := l.seq.Load()
-	if s&1 != 0 || !l.seq.CompareAndSwap(s, s+1) {
+	if s&1 != 0 || s != 0 && l.holds(now, newest, from, limit) || !l.seq.CompareAndSwap(s, s+1) {
 		return
 	}
 	l.now.Store(now)
@@ -41,20 +41,11 @@ func (l *lane) set(now, newest, from, limit int64) {
 	l.seq.Store(s + 2)
 }
 
-// remember sets the lane after a plan's range [from, limit], chosen in the
-// situation (now, newest), issued at tick t. A range that counts on from
-// the newest tick (a logical strategy borrowing) and moved it on is
-// remembered for the situation it left behind, (now, t), as [t, limit]:
-// the part of the same plan that the calls after it meet. Otherwise every
-// caller would go back to the strategy each time a borrowed tick is used
-// up, which on many cores cost a borrowing generator a tenth of its time.
-func (l *lane) remember(now, newest, from, limit, t int64) {
-	if from == newest && t > from {
-		l.countOn(now, t, limit)
-		return
-	}
-	l.set(now, newest, from, limit)
+// holds reports whether the lane remembers [from, limit] for (now,
+// newest) already: the calls that met a new situation together and went
+// to the strategy together all set the lane to the same plan, and each
+// write would make the others' gets miss (a write in progress is a miss)
+// and send them to the strategy again.
+func (l *lane) holds(now, newest, from, limit int64) bool {
+	return l.now.Load() == now && l.newest.Load() == newest && l.from.Load() == from && l.limit.Load() == limit
 }
-
-// countOn remembers [t, limit] for the situation (now, t).
-func (l *lane) countOn(now, t, limit int64) { l.set(now, t, t, limit) }

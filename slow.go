@@ -242,7 +242,7 @@ func (g *Generator) ask(ctx context.Context, c *call, s strategies.Situation) (r
 			out, err := g.issue(ctx, c, from, limit)
 			if err != nil || out.n > 0 {
 				if out.n > 0 && i == 0 && c.waited == 0 && g.stable && c.place == nil {
-					g.lane.remember(c.now, c.newest, from, limit, g.ring.tick(out.first))
+					g.lane.set(c.now, c.newest, from, limit)
 				}
 				return out, pause{}, err
 			}

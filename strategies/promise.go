@@ -95,10 +95,7 @@ func (p Promise) String() string {
 // without calling Decide, for later calls that meet the same clock tick
 // and the same Newest while the plan's range has room: during a rollback
 // (Ring) or while borrowing time (Logical), only the first call of each
-// situation asks the strategy. A plan whose range starts at Newest (one
-// that counts on, as Logical's) also serves the calls at the same clock
-// tick after the plan itself moved Newest on within its range: from the
-// new Newest to the plan's limit, a part of what the strategy allowed. [Ring] and [Logical] are TickStable; a
+// situation asks the strategy. [Ring] and [Logical] are TickStable; a
 // strategy that is not (or whose method returns false) is asked on every
 // call that cannot simply take the clock's tick.
 type TickStable interface {
