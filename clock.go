@@ -1,6 +1,7 @@
 package ringflake
 
 import (
+	"math"
 	"sync/atomic"
 	"time"
 )
@@ -109,10 +110,14 @@ type timeSource struct {
 	// high is the greatest tick the wall clock was read at (at a re-sync,
 	// or at every read without a monotonic clock): a reading taken after
 	// it and behind it means the clock stepped back (steppedBack).
-	high   atomic.Int64
-	stats  *counters     // where rollbacks seen are counted
-	onStep func()        // called when a step back is seen: waiting calls decide again
-	newest *atomic.Int64 // the generator's newest tick, to tell whether a step left the clock behind it
+	high atomic.Int64
+	// stepHigh is the greatest tick a step back counted at a re-sync was
+	// measured from: a re-sync that reads behind high counts a step unless
+	// one was counted from high already (see resyncTick).
+	stepHigh atomic.Int64
+	stats    *counters     // where rollbacks seen are counted
+	onStep   func()        // called when a step back is seen: waiting calls decide again
+	newest   *atomic.Int64 // the generator's newest tick, to tell whether a step left the clock behind it
 }
 
 // init sets the source up on c, whose wall clock read now when New
@@ -127,6 +132,7 @@ func (s *timeSource) init(c Clock, now time.Time, epoch time.Time, unit time.Dur
 	}
 	e := int64(now.Sub(epoch))
 	s.high.Store(floorDiv(e, s.unit))
+	s.stepHigh.Store(math.MinInt64)
 	if s.mono == nil {
 		s.last.Store(e) // a step back before the first call is seen by it
 		return
@@ -208,7 +214,7 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 	// concurrent re-syncs do not look like steps.
 	hi := s.high.Load() // before the clock is read, as steppedBack does
 	m := s.monotonic()
-	e = s.readWall(m)
+	e = s.readWall(m, hi)
 	w := s.monotonic() - m // how long reading the wall clock took
 	tick = floorDiv(e, s.unit)
 	// The estimate minus the reading is how far the wall clock fell
@@ -223,27 +229,29 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 	// and counts as one freeze, unless it now reads behind an ID issued
 	// (at a tick the estimate reached before the re-sync): then the
 	// strategy meets a rollback, and it counts as one.
+	//
+	// Whatever the estimate says, a wall that reads behind hi, a tick it
+	// was read at before this call began, stepped back — however slow
+	// either read was (a goroutine preempted between its two reads). It
+	// counts, once: unless the last re-sync read it behind hi too and a
+	// step was counted from hi already (stepHigh). The last re-sync's
+	// reading alone does not tell: that re-sync may have loaded its hi
+	// before another call's read at the higher tick, which it cannot order
+	// against its own, and counted nothing; or it swapped its reading in
+	// and has not counted yet, while this call's caller meets the rollback.
+	// Two re-syncs that read behind hi at once may both count it.
 	prev, prevW, prevWall := s.offset.Swap(e-m), s.window.Swap(w), s.wall.Swap(e)
 	est := m + prev
 	back := est - e
 	switch behind := tick < s.newest.Load(); {
+	case tick < hi && (floorDiv(prevWall, s.unit) >= hi || s.stepHigh.Load() < hi):
+		s.rollback(max(back, hi*s.unit-e), behind, hi)
 	case back <= max(w, prevW) || floorDiv(est, s.unit) <= tick:
-		if tick < hi && floorDiv(prevWall, s.unit) >= hi {
-			// A read slow enough to hide the step in its own slack (a
-			// goroutine preempted between the two reads): still, the wall
-			// reads behind a tick it was read at before this call began,
-			// and the last re-sync had not seen it there. The strategy
-			// meets the rollback; it counts, once.
-			s.stats.seeRollback(max(back, hi*s.unit-e), behind)
-			s.stepped()
-			break
-		}
 		if e != prevWall && s.frozen.Load() {
 			s.frozen.Store(false) // the wall runs again
 		}
 	case e < prevWall || e != prevWall && behind:
-		s.stats.seeRollback(back, behind)
-		s.stepped()
+		s.rollback(back, behind, max(hi, floorDiv(prevWall, s.unit)))
 	case e == prevWall:
 		s.still.Store(true)
 		if !s.frozen.Swap(true) {
@@ -275,14 +283,17 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 // back, counted once (the call that moves the last wall reading counts
 // it). Inside a bubble the estimate is the bubble's clock itself: readWall
 // sets the offset to the reading minus m, the monotonic reading just
-// before it, so that the checks of resyncTick see no further step.
-func (s *timeSource) readWall(m int64) int64 {
+// before it, and marks a step from hi (the greatest tick read before the
+// re-sync began) counted, so that the checks of resyncTick see no further
+// step.
+func (s *timeSource) readWall(m, hi int64) int64 {
 	now := s.clock.Now()
 	e := int64(now.Sub(s.epoch))
 	if !s.sys || !bubbled(now) {
 		return e
 	}
 	tick := floorDiv(e, s.unit)
+	storeMax(&s.stepHigh, hi)
 	if prev := s.wall.Load(); floorDiv(prev, s.unit) > tick && s.wall.CompareAndSwap(prev, e) {
 		// No stepped(): waits in a bubble do not watch the step signal
 		// (see Generator.sleep), and a signal renewed inside a bubble
@@ -291,6 +302,17 @@ func (s *timeSource) readWall(m int64) int64 {
 	}
 	s.offset.Store(e - m)
 	return e
+}
+
+// rollback counts a step back of back nanoseconds seen at a re-sync,
+// measured from tick from, and tells the waiting calls. It counts before
+// it marks the step counted (stepHigh): a re-sync that finds the mark
+// leaves the step to this count, and its caller may meet the rollback at
+// once.
+func (s *timeSource) rollback(back int64, behind bool, from int64) {
+	s.stats.seeRollback(back, behind)
+	storeMax(&s.stepHigh, from)
+	s.stepped()
 }
 
 // stepped tells the waiting calls that the clock stepped back.

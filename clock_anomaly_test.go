@@ -217,3 +217,78 @@ func TestSlowWallReadStillSeesTheStep(t *testing.T) {
 	}
 	assert.Equal(t, uint64(1), g.Stats().Rollbacks)
 }
+
+// duringWall is a simulated clock whose next wall read lets other calls
+// run first: Now runs during, once, before it reads the wall, as when a
+// goroutine is preempted between its monotonic read and its wall read
+// while other goroutines call the generator and the clock moves.
+type duringWall struct {
+	*simclock.Clock
+	during func()
+}
+
+func (c *duringWall) Now() time.Time {
+	if f := c.during; f != nil {
+		c.during = nil
+		f()
+	}
+	return c.Clock.Now()
+}
+
+// A step back that the first re-sync to read the wall behind it cannot
+// tell from the slack of its own slow read (its reading of the greatest
+// tick was loaded before another call read the wall a tick higher and
+// issued there) was counted by nobody: the next re-sync, which does know
+// that tick, took the last re-sync's reading below it for a sign that the
+// step was counted already. The strategy met the rollback, and Stats said
+// none happened: "clock moved backwards: it reads 00.010, 30ms behind the
+// newest ID issued, at 00.040, but Stats.Rollbacks is 0"
+// (TestComboConcurrent, seed 34, sonyflake, wait:20ms, 1 run in 40–80 at
+// -cpu 16 -race).
+func TestStepHiddenInAnEarlierSlowReadIsCounted(t *testing.T) {
+	layout := ringflake.SonyflakeLayout() // 10 ms ticks
+	for _, tc := range []struct {
+		name  string
+		after func(*simclock.Clock) // what the wall does after the step, before the next call
+		reads time.Duration         // where the next call finds the wall
+	}{
+		{"the wall runs on", func(c *simclock.Clock) { c.Add(5 * time.Millisecond) }, 15 * time.Millisecond},
+		{"the wall stands still", func(c *simclock.Clock) { c.Freeze(time.Second); c.Add(40 * time.Millisecond) }, 10 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := &duringWall{Clock: simclock.New(start)}
+			s, err := strategies.Parse("wait:20ms")
+			require.NoError(t, err)
+			g, err := ringflake.New(1, ringflake.WithClock(clk), ringflake.WithLayout(layout), ringflake.WithStrategy(s))
+			require.NoError(t, err)
+
+			clk.Clock.Add(12 * time.Millisecond) // into tick 1: the next call re-syncs
+			var other ringflake.ID
+			clk.during = func() { // between that call's monotonic read and its wall read:
+				clk.Clock.Add(28 * time.Millisecond) // 00.040
+				other, err = g.Next()                // another call re-syncs at tick 4 and issues there
+				require.NoError(t, err)
+				clk.Clock.Step(-30 * time.Millisecond) // 00.010
+			}
+			_, err = g.Next()
+			require.NoError(t, err, "its wall read came after the step: it issues at tick 1, before the other call returned")
+			assert.Equal(t, start.Add(40*time.Millisecond), other.Time(layout))
+			assert.Zero(t, g.Stats().Rollbacks, "the slow re-sync cannot tell the step from its own slack: the other call's read may have come after its own")
+
+			tc.after(clk.Clock)
+			_, err = g.Next()
+			var re *strategies.RollbackError
+			require.ErrorAs(t, err, &re)
+			assert.Equal(t, start.Add(tc.reads), re.Clock)
+			assert.Equal(t, start.Add(40*time.Millisecond), re.Newest)
+			assert.Equal(t, uint64(1), g.Stats().Rollbacks, "the step the strategy met is counted")
+
+			for range 3 { // the same step is not counted again
+				clk.Clock.Add(time.Millisecond)
+				_, err = g.Next()
+				require.ErrorIs(t, err, ringflake.ErrClockRollback)
+			}
+			assert.Equal(t, uint64(1), g.Stats().Rollbacks)
+		})
+	}
+}

@@ -21,7 +21,9 @@ type Stats struct {
 	// (see Clock) a step is measured against the monotonic clock when the generator
 	// re-syncs, once per tick, and counts when it moves the reading into
 	// an earlier tick and the wall reads less than at the previous re-sync
-	// (or behind an ID issued); a wall that moved on, only less than the
+	// (or behind an ID issued), or when the wall reads behind a tick it was
+	// read at before the re-sync began (once per step, or twice when two
+	// re-syncs read it at once); a wall that moved on, only less than the
 	// monotonic clock, is a freeze. Without one, readings are compared call to call,
 	// and only steps of a whole tick or more count (concurrent calls read
 	// the clock in no particular order).
