@@ -115,9 +115,13 @@ type timeSource struct {
 	// measured from: a re-sync that reads behind high counts a step unless
 	// one was counted from high already (see resyncTick).
 	stepHigh atomic.Int64
-	stats    *counters     // where rollbacks seen are counted
-	onStep   func()        // called when a step back is seen: waiting calls decide again
-	newest   *atomic.Int64 // the generator's newest tick, to tell whether a step left the clock behind it
+	// cyc is the cycle counter's estimate within the synced tick, which
+	// the fast path reads instead of the monotonic clock where the
+	// counter is trusted (see cycleClock).
+	cyc    cycleClock
+	stats  *counters     // where rollbacks seen are counted
+	onStep func()        // called when a step back is seen: waiting calls decide again
+	newest *atomic.Int64 // the generator's newest tick, to tell whether a step left the clock behind it
 }
 
 // init sets the source up on c, whose wall clock read now when New
@@ -137,7 +141,12 @@ func (s *timeSource) init(c Clock, now time.Time, epoch time.Time, unit time.Dur
 		s.last.Store(e) // a step back before the first call is seen by it
 		return
 	}
-	s.offset.Store(e - s.monotonic())
+	cyc := cycles()
+	m := s.monotonic()
+	if s.sys && !bubbled(now) && cyclesTrusted() {
+		s.cyc.start(s.unit, cyc, m)
+	}
+	s.offset.Store(e - m)
 	s.wall.Store(e)
 	s.synced.Store(floorDiv(e, s.unit))
 }
@@ -213,6 +222,11 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 	// may have stored meanwhile is still the wall clock at m, so
 	// concurrent re-syncs do not look like steps.
 	hi := s.high.Load() // before the clock is read, as steppedBack does
+	on := s.cyc.on.Load()
+	var c uint64
+	if on {
+		c = cycles() // just before m: the estimates of the record never lag
+	}
 	m := s.monotonic()
 	e = s.readWall(m, hi)
 	w := s.monotonic() - m // how long reading the wall clock took
@@ -268,6 +282,9 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 	s.synced.Store(tick)
 	if tick > s.high.Load() {
 		storeMax(&s.high, tick)
+	}
+	if on {
+		s.cyc.sync(c, m, e, tick)
 	}
 	return e, tick
 }

@@ -104,8 +104,10 @@
 // A Generator is safe for concurrent use by multiple goroutines, Close
 // included: calls in flight when it closes fail with [ErrClosed] or
 // return IDs that the exact mark Close saves covers. Layouts, IDs and
-// strategies are immutable values. The package's one piece of
-// process-wide state is the registry of live generators on the system
-// clock behind [ErrNodeInUse]. It starts no goroutines and registers
+// strategies are immutable values. The package's process-wide state is
+// the registry of live generators on the system clock behind
+// [ErrNodeInUse], and whether the CPU's cycle counter may be read for
+// time (decided at the first [New] from the kernel's clock source and
+// RINGFLAKE_CYCLES; see [Generator]). It starts no goroutines and registers
 // nothing at import; importing it links neither net/http nor expvar.
 package ringflake

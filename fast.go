@@ -37,7 +37,18 @@ func (g *Generator) take(ctx context.Context, want uint64) (run, error) {
 	// rollback.
 	var r reading
 	r.newest = g.newest.Load()
-	r.e, r.now = g.src.readTick()
+	// The cycle counter where it is trusted (cycleClock), else readTick:
+	// ordered tells which.
+	var ordered bool
+	if c := &g.src.cyc; c.on.Load() {
+		r.e, r.now, ordered = c.read(cycles())
+		ordered = !ordered
+	} else {
+		ordered = true
+	}
+	if ordered {
+		r.e, r.now = g.src.readTick()
+	}
 	h := g.horizon.Load() // the ceiling of the fast path's takes
 	if g.lease == nil || g.lease.Held() {
 		if r.now >= r.newest {
@@ -54,6 +65,12 @@ func (g *Generator) take(ctx context.Context, want uint64) (run, error) {
 				return run{v, n}, nil
 			}
 		}
+	}
+	if !ordered {
+		// The cycle counter may have been read before newest was
+		// loaded: the slow path, which tells rollbacks, reads in order.
+		r.newest = g.newest.Load()
+		r.e, r.now = g.src.readTick()
 	}
 	return g.slow(ctx, r, want)
 }

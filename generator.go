@@ -59,6 +59,16 @@ import (
 // the first call one tick of monotonic time after it, and until then IDs
 // carry the time the wall clock read before the step.
 //
+// On Linux on amd64, when the kernel's clock source is the CPU's
+// time-stamp counter ("tsc"), a generator on the default system clock
+// reads that counter instead of the monotonic clock within a tick: one
+// instruction instead of a call into the vDSO, which was most of what a
+// call cost (see BENCHMARKS.md). Once per tick it checks the counter against the
+// monotonic clock, and it stops reading it for good after eight checks in
+// a row find it off; a counter estimate is never used past the end of the
+// tick it was checked in. The environment variable RINGFLAKE_CYCLES=off
+// turns the counter off for the whole process.
+//
 // Make a Generator with [New]. The zero Generator (and a nil *Generator)
 // issues nothing: its calls fail with an error matching [ErrClosed], its
 // Stats are zero and Close returns nil.
