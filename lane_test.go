@@ -71,3 +71,63 @@ func TestLaneIsOptIn(t *testing.T) {
 		})
 	}
 }
+
+// countingLogical is the logical strategy (TickStable) with its Decide
+// calls counted.
+type countingLogical struct {
+	strategies.Strategy
+	asked atomic.Int64
+}
+
+func (c *countingLogical) Decide(s strategies.Situation) strategies.Plan {
+	c.asked.Add(1)
+	return c.Strategy.Decide(s)
+}
+
+func (*countingLogical) TickStable() bool { return true }
+
+// A borrowing generator counts on through the ticks of the plan its
+// strategy gave: with the clock standing still in one tick, 5 ticks'
+// worth of IDs ask the logical strategy once, not once per borrowed tick;
+// a newest tick past the plan's range asks again, and so does a new clock
+// tick.
+func TestLaneCountsOnThroughThePlansTicks(t *testing.T) {
+	c := &countingLogical{Strategy: strategies.Logical(5 * time.Millisecond)}
+	clk := simclock.New(start)
+	g, err := ringflake.New(1, ringflake.WithClock(clk), ringflake.WithStrategy(c))
+	require.NoError(t, err)
+	const perTick = 4096 // the Twitter layout's sequence
+	var last ringflake.ID
+	next := func() ringflake.ID {
+		t.Helper()
+		id, err := g.Next()
+		require.NoError(t, err)
+		require.Greater(t, id, last)
+		last = id
+		return id
+	}
+	first := next()
+	for range 5*perTick - 1 {
+		next()
+	}
+	// The clock's tick and the next four, borrowed.
+	assert.Equal(t, int64(1), c.asked.Load(), "asked once for the clock's tick used up, then counted on")
+	l := g.Layout()
+	assert.Equal(t, first.Time(l).Add(4*time.Millisecond), last.Time(l))
+
+	// The plan at that clock tick reaches 5 ms ahead: the sixth tick is
+	// the last one in it, the seventh needs the next clock tick.
+	for range perTick {
+		next()
+	}
+	assert.Equal(t, int64(1), c.asked.Load())
+	// Past the plan's range the strategy is asked again (it sleeps to the
+	// next clock tick, which the simulated clock reaches at once).
+	next()
+	assert.Greater(t, c.asked.Load(), int64(1), "a newest tick past the plan's range asks again")
+	asked := c.asked.Load()
+	clk.Add(time.Millisecond)
+	next()
+	assert.Equal(t, asked+1, c.asked.Load(), "a new clock tick asks the strategy again")
+	assert.Equal(t, uint64(0), g.Stats().Rollbacks)
+}
