@@ -17,26 +17,13 @@ type lane struct {
 	from, limit atomic.Int64
 }
 
-// get returns the range remembered for the situation (now, newest), if
-// any: for the situation the plan was made in, and — when the plan counts
-// on from the newest tick (its range starts there: the logical strategy
-// borrowing) — for the same clock tick and a newest tick that the plan's
-// own range has moved to since, counting on from there. Without that,
-// every borrowed tick used up would send the calls to the strategy again
-// for the same range less the ticks they used.
+// get returns the range remembered for the situation (now, newest), if any.
 func (l *lane) get(now, newest int64) (from, limit int64, ok bool) {
 	s := l.seq.Load()
-	if s&1 != 0 || s == 0 || l.now.Load() != now {
+	if s&1 != 0 || s == 0 || l.now.Load() != now || l.newest.Load() != newest {
 		return 0, 0, false
 	}
 	from, limit = l.from.Load(), l.limit.Load()
-	switch n := l.newest.Load(); {
-	case n == newest:
-	case from == n && n < newest && newest <= limit:
-		from = newest
-	default:
-		return 0, 0, false
-	}
 	return from, limit, l.seq.Load() == s
 }
 

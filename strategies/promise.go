@@ -95,13 +95,7 @@ func (p Promise) String() string {
 // without calling Decide, for later calls that meet the same clock tick
 // and the same Newest while the plan's range has room: during a rollback
 // (Ring) or while borrowing time (Logical), only the first call of each
-// situation asks the strategy. A plan whose range starts at Newest counts
-// on from the newest tick; while the clock stays in the same tick, the
-// generator carries it on as the newest tick moves up through the range
-// (each borrowed tick used up), counting on from the newest tick up to the
-// plan's limit, as the strategy would for each of those situations: a
-// TickStable strategy that counts on from Newest at a clock tick does so
-// for any Newest up to that plan's limit. [Ring] and [Logical] are TickStable; a
+// situation asks the strategy. [Ring] and [Logical] are TickStable; a
 // strategy that is not (or whose method returns false) is asked on every
 // call that cannot simply take the clock's tick.
 type TickStable interface {
