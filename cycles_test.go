@@ -328,3 +328,48 @@ func TestSystemClockGoroutinesMeetNoFalseRollback(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCycleEstimate: whatever the counter's rate, the tick's length, the
+// wall clock's offset and the moments of the re-sync and the reading, an
+// estimate the record gives is in the record's tick, at or after its wall
+// reading, and a reading after the tick's end (by more than one cycle's
+// rounding) is never estimated.
+func FuzzCycleEstimate(f *testing.F) {
+	f.Add(int64(time.Millisecond), uint16(2000), int64(3_500_000), int64(0), int32(-250_000), uint32(10))
+	f.Add(int64(time.Millisecond), uint16(2000), int64(3_500_000), int64(0), int32(200), uint32(0))
+	f.Add(int64(10*time.Millisecond), uint16(1), int64(50_000_000), int64(-7_777_777), int32(-1), uint32(1))
+	f.Add(int64(time.Second), uint16(65535), int64(2_000_000_000), int64(1<<40), int32(0), uint32(1<<31))
+	f.Fuzz(func(t *testing.T, unit int64, perUs uint16, m int64, wallOff int64, fromEnd int32, drift uint32) {
+		if unit <= 0 || unit > int64(cyclesMaxUnit) || perUs == 0 || m < 0 || m > 1<<50 || wallOff < -(1<<50) || wallOff > 1<<50 {
+			return
+		}
+		perNs := float64(perUs) / 1000 // 0.001 to 65.5 cycles per ns
+		var k cycleClock
+		k.start(unit, 1000, 0)
+		c := at(m, perNs)
+		e := m + wallOff
+		tick := floorDiv(e, unit)
+		k.sync(c, m, e, tick)
+		if m < int64(cyclesCalibration) {
+			_, _, ok := k.read(c)
+			require.False(t, ok, "a record before the rate is measured")
+			return
+		}
+		// A reading fromEnd ns from the tick's end (negative: before
+		// it), of a counter that ran at or above its measured rate since
+		// (drift parts in 2^32 faster).
+		after := (tick+1)*unit - e + int64(fromEnd)
+		if after < 0 {
+			return
+		}
+		rc := c + uint64(float64(after)*perNs*(1+float64(drift)/(1<<32)))
+		got, gotTick, ok := k.read(rc)
+		if !ok {
+			return
+		}
+		require.Equal(t, tick, gotTick)
+		require.GreaterOrEqual(t, got, e)
+		require.Less(t, got, (tick+1)*unit)
+		require.Less(t, fromEnd, int32(1+1/perNs), "a reading past the tick's end was estimated inside it")
+	})
+}
