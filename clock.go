@@ -23,7 +23,8 @@ import (
 // Monotonic on every call and Now only once per tick: see [Generator] for
 // the bound this gives. The default system clock and *simclock.Clock have
 // it; a clock of github.com/benbjohnson/clock does not, and is read with
-// Now on every call.
+// Now on every call. (Within a tick, the default system clock may read
+// the CPU's cycle counter instead of Monotonic: see [Generator].)
 type Clock interface {
 	Now() time.Time
 	After(d time.Duration) <-chan time.Time
