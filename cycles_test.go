@@ -376,3 +376,39 @@ func FuzzCycleEstimate(f *testing.F) {
 		require.Less(t, fromEnd, int32(1+1/perNs), "a reading past the tick's end was estimated inside it")
 	})
 }
+
+// TestCyclesLateMonotonicReadingIsNoRatePoint: the monotonic reading
+// paired with a counter reading may be taken long after it (the thread
+// was preempted between the two reads). Measured from such a point, the
+// rate comes out too low, and a record written with it would be trusted
+// for several ticks of real time: the fast path would stamp the record's
+// tick, and miss a step of the wall clock, long after the tick ended. A
+// reading two ticks past the record's tick is never estimated, whether
+// the late point is the first one or the point of a failed check.
+func TestCyclesLateMonotonicReadingIsNoRatePoint(t *testing.T) {
+	const late = 10 * testUnit // between the counter read and the monotonic read
+
+	t.Run("first point", func(t *testing.T) {
+		var k cycleClock
+		k.start(testUnit, at(0, 2), late) // the counter read at 0
+		m := late + testUnit + 1
+		k.sync(at(m, 2), m, m, m/testUnit)
+		_, tick, ok := k.read(at(m+2*testUnit, 2))
+		assert.False(t, ok, "two ticks past its end, the record of tick %d is read as tick %d", m/testUnit, tick)
+	})
+
+	t.Run("failed check", func(t *testing.T) {
+		k := startedCycles(t)
+		m := 2 * testUnit
+		k.sync(at(m, 2), m, m, 2)
+		// The next re-sync reads the counter at 3 ms and the monotonic
+		// clock at 13 ms: its check fails.
+		c := at(3*testUnit, 2)
+		m = 3*testUnit + late
+		k.sync(c, m, m, m/testUnit)
+		m += testUnit + 1
+		k.sync(at(m, 2), m, m, m/testUnit)
+		_, tick, ok := k.read(at(m+2*testUnit, 2))
+		assert.False(t, ok, "two ticks past its end, the record of tick %d is read as tick %d", m/testUnit, tick)
+	})
+}
