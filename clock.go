@@ -142,10 +142,11 @@ func (s *timeSource) init(c Clock, now time.Time, epoch time.Time, unit time.Dur
 		s.last.Store(e) // a step back before the first call is seen by it
 		return
 	}
+	mb := s.monotonic()
 	cyc := cycles()
 	m := s.monotonic()
 	if s.sys && !bubbled(now) && cyclesTrusted() {
-		s.cyc.start(s.unit, cyc, m)
+		s.cyc.start(s.unit, mb, cyc, m)
 	}
 	s.offset.Store(e - m)
 	s.wall.Store(e)
@@ -225,8 +226,10 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 	hi := s.high.Load() // before the clock is read, as steppedBack does
 	on := s.cyc.on.Load()
 	var c uint64
+	var mb int64
 	if on {
-		c = cycles() // just before m: the estimates of the record never lag
+		mb = s.monotonic() // a bound on how much older than m c may be (cyclesPair)
+		c = cycles()       // just before m: the estimates of the record never lag
 	}
 	m := s.monotonic()
 	e = s.readWall(m, hi)
@@ -285,7 +288,7 @@ func (s *timeSource) resyncTick() (e, tick int64) {
 		storeMax(&s.high, tick)
 	}
 	if on {
-		s.cyc.sync(c, m, e, tick)
+		s.cyc.sync(mb, c, m, e, tick)
 	}
 	return e, tick
 }

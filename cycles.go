@@ -58,6 +58,17 @@ const (
 	// a process moved to a host whose counter differs, a generator called
 	// inside a testing/synctest bubble, whose clock is not the counter's).
 	cyclesMisses = 8
+	// cyclesPair is how far apart the monotonic readings just before and
+	// just after a counter reading may be for the three to be taken as
+	// one point. Measured from a point whose monotonic reading came
+	// later than its counter reading by d (the thread preempted between
+	// the two), the rate would come out too low by d over the time
+	// measured, and a record written with it would be trusted past its
+	// tick's end: by ten ticks for a preemption of 10 ms after the first
+	// millisecond. Points further apart are neither checked nor measured
+	// from; the rate is then off by at most 2 µs over 1 ms (1/500), and an
+	// estimate lags by at most 1/500 of a tick.
+	cyclesPair = time.Microsecond
 )
 
 // cycleClock is the counter's estimate of the wall clock within the
@@ -94,13 +105,17 @@ type cycleClock struct {
 
 // start turns the counter on for ticks of unit ns, with (c, m) — a
 // counter reading and the monotonic reading just after it — as the first
-// point of its rate. It does nothing for ticks longer than cyclesMaxUnit.
-func (k *cycleClock) start(unit int64, c uint64, m int64) {
+// point of its rate when mb, the monotonic reading just before it, is
+// within cyclesPair of m; else the first re-sync whose readings are is.
+// It does nothing for ticks longer than cyclesMaxUnit.
+func (k *cycleClock) start(unit, mb int64, c uint64, m int64) {
 	if unit <= 0 || unit > int64(cyclesMaxUnit) {
 		return
 	}
 	k.unit, k.tol = unit, max(unit/32, 2*int64(time.Microsecond))
-	k.calC, k.calM, k.calOK = int64(c), m, true
+	if m-mb <= int64(cyclesPair) {
+		k.calC, k.calM, k.calOK = int64(c), m, true
+	}
 	k.on.Store(true)
 }
 
@@ -116,21 +131,30 @@ func (k *cycleClock) read(c uint64) (e, tick int64, ok bool) {
 	return e, k.tick.Load(), d < k.span.Load() && k.seq.Load() == s&^1 // odd s: being written; span 0: no record
 }
 
-// sync is a re-sync's part: c is the counter read just before m, the
-// monotonic reading, and e the wall clock's reading of the re-sync at m,
+// sync is a re-sync's part: c is the counter read between mb and m, two
+// monotonic readings, and e the wall clock's reading of the re-sync at m,
 // in tick. It checks the record's estimate against m, measures the rate
 // and writes the new record; or, while the rate is not measured yet or the
 // check failed, leaves no record, and the fast path reads the monotonic
-// clock. A re-sync whose monotonic reading is older than the record's
-// leaves the newer record; one that finds another writing leaves it to
-// that one.
-func (k *cycleClock) sync(c uint64, m, e, tick int64) {
+// clock. A re-sync whose monotonic readings are more than cyclesPair
+// apart (c may be much older than m) does none of that: the record stays,
+// never trusted past its tick. A re-sync whose monotonic reading is older
+// than the record's leaves the newer record; one that finds another
+// writing leaves it to that one.
+func (k *cycleClock) sync(mb int64, c uint64, m, e, tick int64) {
+	if m-mb > int64(cyclesPair) {
+		return
+	}
 	s := k.seq.Load()
 	if s&1 != 0 || !k.seq.CompareAndSwap(s, s+1) {
 		return
 	}
 	defer k.seq.Store(s + 2)
 	if !k.on.Load() || k.span.Load() != 0 && m < k.m0 {
+		return
+	}
+	if !k.calOK { // start's point was not one: this is the first
+		k.calC, k.calM, k.calOK = int64(c), m, true
 		return
 	}
 	if k.span.Load() != 0 {

@@ -27,7 +27,7 @@ const testUnit = int64(time.Millisecond)
 func startedCycles(t *testing.T) *cycleClock {
 	t.Helper()
 	var k cycleClock
-	k.start(testUnit, 1000, 0)
+	k.start(testUnit, 0, 1000, 0)
 	require.True(t, k.on.Load())
 	return &k
 }
@@ -39,12 +39,12 @@ func at(m int64, perNs float64) uint64 { return 1000 + uint64(float64(m)*perNs) 
 func TestCyclesWaitForTheirRate(t *testing.T) {
 	k := startedCycles(t)
 	m := testUnit / 2
-	k.sync(at(m, 2), m, m, 0)
+	k.sync(m, at(m, 2), m, m, 0)
 	_, _, ok := k.read(at(m+10, 2))
 	assert.False(t, ok, "half a millisecond is too short to measure the rate over")
 
 	m = 3*testUnit + 250_000 // tick 3, a quarter in
-	k.sync(at(m, 2), m, m, 3)
+	k.sync(m, at(m, 2), m, m, 3)
 	e, tick, ok := k.read(at(m+100_000, 2))
 	require.True(t, ok, "a re-sync after a millisecond measures the rate and writes a record")
 	assert.Equal(t, int64(3), tick)
@@ -59,7 +59,7 @@ func TestCyclesWaitForTheirRate(t *testing.T) {
 func TestCyclesEstimateNeverLeavesTheTick(t *testing.T) {
 	k := startedCycles(t)
 	m := 5*testUnit + 999_999 // the last nanosecond of tick 5
-	k.sync(at(m, 2), m, m, 5)
+	k.sync(m, at(m, 2), m, m, 5)
 	e, tick, ok := k.read(at(m, 2))
 	require.True(t, ok)
 	assert.Equal(t, int64(5), tick)
@@ -72,7 +72,7 @@ func TestCyclesWallOffsetIsTheRecords(t *testing.T) {
 	k := startedCycles(t)
 	m := 2 * testUnit
 	wall := 900*testUnit + 10 // the wall clock stepped: tick 900, whatever the monotonic clock says
-	k.sync(at(m, 2), m, wall, 900)
+	k.sync(m, at(m, 2), m, wall, 900)
 	e, tick, ok := k.read(at(m+1000, 2))
 	require.True(t, ok)
 	assert.Equal(t, int64(900), tick)
@@ -82,7 +82,7 @@ func TestCyclesWallOffsetIsTheRecords(t *testing.T) {
 func TestCyclesCheckDropsAnOffCounter(t *testing.T) {
 	k := startedCycles(t)
 	m := 2 * testUnit
-	k.sync(at(m, 2), m, m, 2)
+	k.sync(m, at(m, 2), m, m, 2)
 	_, _, ok := k.read(at(m+1, 2))
 	require.True(t, ok)
 
@@ -90,7 +90,7 @@ func TestCyclesCheckDropsAnOffCounter(t *testing.T) {
 	// has fallen 0.9 ms behind the monotonic clock.
 	m2 := 3 * testUnit
 	c2 := at(m, 2) + uint64(float64(m2-m)*0.2)
-	k.sync(c2, m2, m2, 3)
+	k.sync(m2, c2, m2, m2, 3)
 	_, _, ok = k.read(c2 + 1)
 	assert.False(t, ok, "a failed check leaves no record: the fast path reads the monotonic clock")
 	assert.Equal(t, uint64(1), k.fail)
@@ -99,7 +99,7 @@ func TestCyclesCheckDropsAnOffCounter(t *testing.T) {
 	// At its new rate it is measured anew from the failed check's point.
 	m3 := m2 + 2*testUnit
 	c3 := c2 + uint64(float64(m3-m2)*0.2)
-	k.sync(c3, m3, m3, 5)
+	k.sync(m3, c3, m3, m3, 5)
 	e, tick, ok := k.read(c3 + 200) // 1000 ns at 0.2 cycles per ns
 	require.True(t, ok)
 	assert.Equal(t, int64(5), tick)
@@ -109,7 +109,7 @@ func TestCyclesCheckDropsAnOffCounter(t *testing.T) {
 func TestCyclesTurnOffAfterMissesInARow(t *testing.T) {
 	k := startedCycles(t)
 	m := 2 * testUnit
-	k.sync(at(m, 2), m, m, 2)
+	k.sync(m, at(m, 2), m, m, 2)
 	c := at(m, 2)
 	for i := range cyclesMisses {
 		require.True(t, k.on.Load(), "after %d misses", i)
@@ -117,18 +117,18 @@ func TestCyclesTurnOffAfterMissesInARow(t *testing.T) {
 		// the counter 1 ms ahead of the monotonic clock.
 		m += testUnit
 		c += uint64(2 * testUnit)
-		k.sync(c, m, m, m/testUnit)
+		k.sync(m, c, m, m, m/testUnit)
 		_, _, ok := k.read(c)
 		require.True(t, ok, "calibrated again")
 		m += testUnit
 		c += uint64(4 * testUnit)
-		k.sync(c, m, m, m/testUnit)
+		k.sync(m, c, m, m, m/testUnit)
 	}
 	assert.False(t, k.on.Load(), "%d checks in a row failed: the counter is off for good", cyclesMisses)
 	assert.Equal(t, uint64(cyclesMisses), k.fail)
 	m += testUnit
 	c += uint64(2 * testUnit)
-	k.sync(c, m, m, m/testUnit)
+	k.sync(m, c, m, m, m/testUnit)
 	_, _, ok := k.read(c)
 	assert.False(t, ok)
 }
@@ -136,13 +136,13 @@ func TestCyclesTurnOffAfterMissesInARow(t *testing.T) {
 func TestCyclesCheckToleratesSlewOverLongGaps(t *testing.T) {
 	k := startedCycles(t)
 	m := 2 * testUnit
-	k.sync(at(m, 2), m, m, 2)
+	k.sync(m, at(m, 2), m, m, 2)
 	// An hour later, the kernel's clock having run 300 ppm fast of the
 	// counter: 1.08 s apart, within 1/1024 of the hour.
 	gap := int64(time.Hour)
 	m2 := m + gap
 	c2 := at(m, 2) + uint64(float64(gap)*2/(1+300e-6))
-	k.sync(c2, m2, m2, m2/testUnit)
+	k.sync(m2, c2, m2, m2, m2/testUnit)
 	assert.Zero(t, k.fail)
 	_, _, ok := k.read(c2)
 	assert.True(t, ok)
@@ -151,11 +151,11 @@ func TestCyclesCheckToleratesSlewOverLongGaps(t *testing.T) {
 func TestCyclesKeepTheNewerRecord(t *testing.T) {
 	k := startedCycles(t)
 	m := 4 * testUnit
-	k.sync(at(m, 2), m, m, 4)
+	k.sync(m, at(m, 2), m, m, 4)
 	// A re-sync whose reading is older (its goroutine was preempted
 	// before it wrote) leaves the newer record.
 	old := 3*testUnit + 500
-	k.sync(at(old, 2), old, old, 3)
+	k.sync(old, at(old, 2), old, old, 3)
 	_, tick, ok := k.read(at(m+10, 2))
 	require.True(t, ok)
 	assert.Equal(t, int64(4), tick)
@@ -163,20 +163,20 @@ func TestCyclesKeepTheNewerRecord(t *testing.T) {
 
 func TestCyclesLongTicksAreNotCounted(t *testing.T) {
 	var k cycleClock
-	k.start(int64(2*time.Second), 1000, 0)
+	k.start(int64(2*time.Second), 0, 1000, 0)
 	assert.False(t, k.on.Load(), "an estimate over a tick of 2 s could overflow: the monotonic clock is read")
-	k.start(0, 1000, 0)
+	k.start(0, 0, 1000, 0)
 	assert.False(t, k.on.Load())
 }
 
 func TestCyclesWriterBusyLeavesTheRecord(t *testing.T) {
 	k := startedCycles(t)
 	m := 2 * testUnit
-	k.sync(at(m, 2), m, m, 2)
+	k.sync(m, at(m, 2), m, m, 2)
 	k.seq.Add(1) // another re-sync writing
 	_, _, ok := k.read(at(m+1, 2))
 	assert.False(t, ok, "a record being written is not read")
-	k.sync(at(m+testUnit, 2), m+testUnit, m+testUnit, 3)
+	k.sync(m+testUnit, at(m+testUnit, 2), m+testUnit, m+testUnit, 3)
 	k.seq.Add(1)
 	_, tick, ok := k.read(at(m+1, 2))
 	require.True(t, ok)
@@ -225,7 +225,7 @@ func TestCyclesReadersSeeOneRecord(t *testing.T) {
 	for i := int64(1); reads.Load() < 20_000 && i < testUnit; i++ {
 		cur.Store(i)
 		m := i*testUnit + i
-		k.sync(at(m, 2), m, m, i)
+		k.sync(m, at(m, 2), m, m, i)
 	}
 	stop.Store(true)
 	wg.Wait()
@@ -348,11 +348,11 @@ func FuzzCycleEstimate(f *testing.F) {
 		}
 		perNs := float64(perUs) / 1000 // 0.001 to 65.5 cycles per ns
 		var k cycleClock
-		k.start(unit, 1000, 0)
+		k.start(unit, 0, 1000, 0)
 		c := at(m, perNs)
 		e := m + wallOff
 		tick := floorDiv(e, unit)
-		k.sync(c, m, e, tick)
+		k.sync(m, c, m, e, tick)
 		if m < int64(cyclesCalibration) {
 			_, _, ok := k.read(c)
 			require.False(t, ok, "a record before the rate is measured")
@@ -390,24 +390,30 @@ func TestCyclesLateMonotonicReadingIsNoRatePoint(t *testing.T) {
 
 	t.Run("first point", func(t *testing.T) {
 		var k cycleClock
-		k.start(testUnit, at(0, 2), late) // the counter read at 0
+		k.start(testUnit, 0, at(0, 2), late) // the counter read at 0, between monotonic 0 and late
 		m := late + testUnit + 1
-		k.sync(at(m, 2), m, m, m/testUnit)
+		k.sync(m, at(m, 2), m, m, m/testUnit)
 		_, tick, ok := k.read(at(m+2*testUnit, 2))
 		assert.False(t, ok, "two ticks past its end, the record of tick %d is read as tick %d", m/testUnit, tick)
+		m += testUnit
+		k.sync(m, at(m, 2), m, m, m/testUnit)
+		e, tick, ok := k.read(at(m+10, 2))
+		require.True(t, ok, "measured from a point whose readings are close")
+		assert.Equal(t, m/testUnit, tick)
+		assert.InDelta(t, m+10, e, 2)
 	})
 
 	t.Run("failed check", func(t *testing.T) {
 		k := startedCycles(t)
 		m := 2 * testUnit
-		k.sync(at(m, 2), m, m, 2)
+		k.sync(m, at(m, 2), m, m, 2)
 		// The next re-sync reads the counter at 3 ms and the monotonic
-		// clock at 13 ms: its check fails.
+		// clock at 13 ms: a check of it would fail.
 		c := at(3*testUnit, 2)
 		m = 3*testUnit + late
-		k.sync(c, m, m, m/testUnit)
+		k.sync(3*testUnit, c, m, m, m/testUnit)
 		m += testUnit + 1
-		k.sync(at(m, 2), m, m, m/testUnit)
+		k.sync(m, at(m, 2), m, m, m/testUnit)
 		_, tick, ok := k.read(at(m+2*testUnit, 2))
 		assert.False(t, ok, "two ticks past its end, the record of tick %d is read as tick %d", m/testUnit, tick)
 	})
