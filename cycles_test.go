@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ringflake/ringflake/simclock"
 	"github.com/ringflake/ringflake/strategies"
 )
 
@@ -417,4 +418,38 @@ func TestCyclesLateMonotonicReadingIsNoRatePoint(t *testing.T) {
 		_, tick, ok := k.read(at(m+2*testUnit, 2))
 		assert.False(t, ok, "two ticks past its end, the record of tick %d is read as tick %d", m/testUnit, tick)
 	})
+}
+
+// TestCounterReadingDoesNotReuseAtTheRollbacksEnd: a counter reading one
+// tick behind the newest tick may be a reading taken early, as the clock
+// reached the newest tick and a rollback ended; the lane's plan reusing
+// ticks below newest (the ring strategy's) is then left to the slow path,
+// which reads again in order. A reading in order reuses as before.
+func TestCounterReadingDoesNotReuseAtTheRollbacksEnd(t *testing.T) {
+	clk := simclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	g, err := New(1, WithClock(clk), WithStrategy(strategies.Ring()))
+	require.NoError(t, err)
+	for range 3 {
+		_, err := g.Next()
+		require.NoError(t, err)
+		clk.Add(time.Millisecond)
+	}
+	_, err = g.Next() // at tick T+1
+	require.NoError(t, err)
+	clk.Step(-2 * time.Millisecond) // back to T-1, seen once the monotonic clock moves on a tick:
+	clk.Add(time.Millisecond)       // the wall at T, the ring reuses T's room
+	_, err = g.Next()
+	require.NoError(t, err)
+	newest := g.newest.Load()
+	now := newest - 1
+	from, _, ok := g.lane.get(now, newest)
+	require.True(t, ok, "the lane holds the ring's plan for (T, T+1)")
+	require.Less(t, from, newest, "a plan that reuses below newest")
+
+	h := g.horizon.Load()
+	r := reading{now: now, newest: newest}
+	_, n := g.fromLane(r, h, 1, false)
+	assert.Zero(t, n, "a counter reading one tick behind newest does not reuse")
+	_, n = g.fromLane(r, h, 1, true)
+	assert.Equal(t, uint64(1), n, "a reading in order reuses")
 }

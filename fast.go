@@ -61,7 +61,7 @@ func (g *Generator) take(ctx context.Context, want uint64) (run, error) {
 		}
 		// Past the horizon the slow path saves the next mark.
 		if r.now <= h && r.now >= 0 {
-			if v, n := g.fromLane(r, h, want); n > 0 {
+			if v, n := g.fromLane(r, h, want, ordered); n > 0 {
 				return run{v, n}, nil
 			}
 		}
@@ -79,9 +79,20 @@ func (g *Generator) take(ctx context.Context, want uint64) (run, error) {
 // in the situation r, if the lane remembers one: during a rollback or
 // while borrowing, only the first call of each situation asks the
 // strategy. h is the horizon the caller loaded: the ceiling of its takes.
-func (g *Generator) fromLane(r reading, h int64, want uint64) (uint64, uint64) {
+//
+// A reading of the cycle counter (ordered false) may be a little older
+// than the newest tick loaded before it: one tick behind newest, it may
+// have been taken as the clock reached newest's tick, when a rollback that
+// left a plan reusing ticks below newest (the ring) had just ended. Such a
+// reading does not reuse: the slow path reads again in order, so that an
+// ID below one a call already got at the clock's tick is issued only while
+// the clock really reads behind it.
+func (g *Generator) fromLane(r reading, h int64, want uint64, ordered bool) (uint64, uint64) {
 	from, limit, ok := g.lane.get(r.now, r.newest)
 	if !ok || from < g.floor.Load() { // never below an observed ID
+		return 0, 0
+	}
+	if from < r.newest && !ordered && r.newest-r.now <= 1 {
 		return 0, 0
 	}
 	if from == r.newest && from <= limit {
