@@ -142,11 +142,11 @@ func (s *timeSource) init(c Clock, now time.Time, epoch time.Time, unit time.Dur
 		s.last.Store(e) // a step back before the first call is seen by it
 		return
 	}
-	mb := s.monotonic()
-	cyc := cycles()
 	m := s.monotonic()
 	if s.sys && !bubbled(now) && cyclesTrusted() {
-		s.cyc.start(s.unit, mb, cyc, m)
+		mb, c := m, cycles()
+		m = s.monotonic()
+		s.cyc.start(s.unit, mb, c, m)
 	}
 	s.offset.Store(e - m)
 	s.wall.Store(e)

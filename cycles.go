@@ -96,11 +96,11 @@ type cycleClock struct {
 	unit int64
 	tol  int64 // how far off the monotonic clock a check may find the counter over a tick, ns
 	// Written under the lock (seq odd) only:
-	m0           int64  // the monotonic reading of the record
-	calC, calM   int64  // the first point the rate is measured from: counter, monotonic reading
-	calOK        bool   // calC, calM set
-	misses       int    // checks in a row that found the counter off
-	checks, fail uint64 // checks made, and failed (for tests)
+	m0         int64  // the monotonic reading of the record
+	calC, calM int64  // the first point the rate is measured from: counter, monotonic reading
+	calOK      bool   // calC, calM set
+	misses     int    // checks in a row that found the counter off
+	fail       uint64 // checks that failed (for tests)
 }
 
 // start turns the counter on for ticks of unit ns, with (c, m) — a
@@ -158,7 +158,6 @@ func (k *cycleClock) sync(mb int64, c uint64, m, e, tick int64) {
 		return
 	}
 	if k.span.Load() != 0 {
-		k.checks++
 		// The tolerance grows by 1/1024 of the time since the record:
 		// a rate a little off (the kernel's clock slews by up to 500 ppm)
 		// only matters within a tick.

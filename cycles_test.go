@@ -448,8 +448,8 @@ func TestCounterReadingDoesNotReuseAtTheRollbacksEnd(t *testing.T) {
 
 	h := g.horizon.Load()
 	r := reading{now: now, newest: newest}
-	_, n := g.fromLane(r, h, 1, false)
+	_, n := g.fromLane(r, h, 1, true)
 	assert.Zero(t, n, "a counter reading one tick behind newest does not reuse")
-	_, n = g.fromLane(r, h, 1, true)
+	_, n = g.fromLane(r, h, 1, false)
 	assert.Equal(t, uint64(1), n, "a reading in order reuses")
 }

@@ -37,16 +37,13 @@ func (g *Generator) take(ctx context.Context, want uint64) (run, error) {
 	// rollback.
 	var r reading
 	r.newest = g.newest.Load()
-	// The cycle counter where it is trusted (cycleClock), else readTick:
-	// ordered tells which.
-	var ordered bool
+	// The cycle counter where it is trusted and in its record's tick
+	// (cycleClock), else readTick, whose reading is in order.
+	var counted bool
 	if c := &g.src.cyc; c.on.Load() {
-		r.e, r.now, ordered = c.read(cycles())
-		ordered = !ordered
-	} else {
-		ordered = true
+		r.e, r.now, counted = c.read(cycles())
 	}
-	if ordered {
+	if !counted {
 		r.e, r.now = g.src.readTick()
 	}
 	h := g.horizon.Load() // the ceiling of the fast path's takes
@@ -61,12 +58,12 @@ func (g *Generator) take(ctx context.Context, want uint64) (run, error) {
 		}
 		// Past the horizon the slow path saves the next mark.
 		if r.now <= h && r.now >= 0 {
-			if v, n := g.fromLane(r, h, want, ordered); n > 0 {
+			if v, n := g.fromLane(r, h, want, counted); n > 0 {
 				return run{v, n}, nil
 			}
 		}
 	}
-	if !ordered {
+	if counted {
 		// The cycle counter may have been read before newest was
 		// loaded: the slow path, which tells rollbacks, reads in order.
 		r.newest = g.newest.Load()
@@ -80,19 +77,19 @@ func (g *Generator) take(ctx context.Context, want uint64) (run, error) {
 // while borrowing, only the first call of each situation asks the
 // strategy. h is the horizon the caller loaded: the ceiling of its takes.
 //
-// A reading of the cycle counter (ordered false) may be a little older
+// A reading of the cycle counter (counted) may be a little older
 // than the newest tick loaded before it: one tick behind newest, it may
 // have been taken as the clock reached newest's tick, when a rollback that
 // left a plan reusing ticks below newest (the ring) had just ended. Such a
 // reading does not reuse: the slow path reads again in order, so that an
 // ID below one a call already got at the clock's tick is issued only while
 // the clock really reads behind it.
-func (g *Generator) fromLane(r reading, h int64, want uint64, ordered bool) (uint64, uint64) {
+func (g *Generator) fromLane(r reading, h int64, want uint64, counted bool) (uint64, uint64) {
 	from, limit, ok := g.lane.get(r.now, r.newest)
 	if !ok || from < g.floor.Load() { // never below an observed ID
 		return 0, 0
 	}
-	if from < r.newest && !ordered && r.newest-r.now <= 1 {
+	if from < r.newest && counted && r.newest-r.now <= 1 {
 		return 0, 0
 	}
 	if from == r.newest && from <= limit {
